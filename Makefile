@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# make             build/lib/libdebuginfodprov.so, build/bin/symprov
+# make check       build and run every test (SAN=1: under ASan+UBSan)
+# make perf        a perf 6.12 with perf-glue.patch, build/perf/perf
+# make demo        the end-to-end before/after on this machine
+# make bench       benchmarks
+# make clean
+
+VERSION := 0.1
+
+CC ?= gcc
+PYTHON ?= python3
+CFLAGS ?= -O2 -g
+WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	    -Wformat=2 -Wno-format-nonliteral
+ifeq ($(WERROR),1)
+WARNINGS += -Werror
+endif
+
+# SAN=1: the same build and tests under AddressSanitizer and UBSan, apart.
+ifeq ($(SAN),1)
+B ?= build/san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	    -fno-sanitize-recover=undefined
+else
+B ?= build
+SANFLAGS :=
+endif
+
+ALL_CFLAGS := -std=gnu11 -fPIC $(WARNINGS) $(CFLAGS) $(SANFLAGS) -MMD -MP
+ALL_CPPFLAGS := -Iinclude -Ilib -DDIP_VERSION='"$(VERSION)"' $(CPPFLAGS)
+ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+
+# Providers export only their entry point.
+PROV_CFLAGS := -fvisibility=hidden
+PROV_LDFLAGS := -shared -Wl,-z,defs -Wl,--no-undefined
+
+LOADER_SRCS := lib/symprov_loader.c lib/symprov_list.c
+DIP_SRCS := $(wildcard provider/debuginfod/*.c) lib/symprov_buildid.c
+DIP_LIBS := -ldebuginfod -ldw -lelf -lpthread
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+
+PROGS := $(B)/bin/symprov
+PROVIDERS := $(B)/lib/libdebuginfodprov.so $(B)/lib/libexampleprov.so
+
+all: $(PROGS) $(PROVIDERS)
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(call obj,$(DIP_SRCS) provider/example/example_provider.c): \
+	ALL_CFLAGS += $(PROV_CFLAGS)
+
+$(B)/bin/symprov: $(call obj,tools/symprov.c $(LOADER_SRCS) lib/symprov_buildid.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl
+
+$(B)/lib/libdebuginfodprov.so: $(call obj,$(DIP_SRCS))
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) $(PROV_LDFLAGS) -o $@ $^ $(DIP_LIBS)
+
+$(B)/lib/libexampleprov.so: $(call obj,provider/example/example_provider.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) $(PROV_LDFLAGS) -o $@ $^
+
+include tests/tests.mk
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+
+clean:
+	rm -rf build
+
+.PHONY: all clean

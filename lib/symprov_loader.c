@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Symbol provider loader: the host side of symprov.h, shared by perf and
+ * the symprov command.  Nothing here knows about either: the host passes
+ * its services in struct symprov_loader_host.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "symprov_list.h"
+#include "symprov_loader.h"
+
+/* One entry of the list, loaded or not. */
+struct symprov_slot {
+	struct symprov_entry_info info;
+	char *spec;
+	char *path;
+	char *error;
+	void *handle;
+	struct symprov_provider prov;	/* zero-extended copy */
+	void *state;
+	/* what this provider gets: its services point back to the slot */
+	struct symprov_host host;
+	struct symprov_loader *loader;
+	int idx;
+};
+
+struct symprov_loader {
+	struct symprov_loader_host host;
+	char *provider_dir;
+	struct symprov_slot *slots;
+	size_t nr_slots;
+	size_t nr_loaded;
+	int stopped;		/* atomic: progress said STOP */
+	bool warned_empty;
+};
+
+/* Smallest provider struct that has every field of ABI 1.0. */
+#define SYMPROV_PROVIDER_MIN_SIZE                                   \
+	(offsetof(struct symprov_provider, fini) +                  \
+	 sizeof(((struct symprov_provider *)0)->fini))
+
+static void loader_vlog(const struct symprov_loader_host *host, int level,
+			const char *provider, const char *fmt, va_list ap)
+{
+	char msg[1024];
+
+	if (!host->log)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	host->log(host->data, level, provider, msg);
+}
+
+__attribute__((format(printf, 3, 4))) static void
+loader_log(const struct symprov_loader_host *host, int level, const char *fmt,
+	   ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	loader_vlog(host, level, NULL, fmt, ap);
+	va_end(ap);
+}
+
+/* Services handed to a provider: prefix with its name, then the host's. */
+__attribute__((format(printf, 3, 4))) static void
+slot_log(void *data, int level, const char *fmt, ...)
+{
+	struct symprov_slot *slot = data;
+	va_list ap;
+
+	va_start(ap, fmt);
+	loader_vlog(&slot->loader->host, level, slot->info.name, fmt, ap);
+	va_end(ap);
+}
+
+static const char *slot_config(void *data, const char *key)
+{
+	struct symprov_slot *slot = data;
+	const struct symprov_loader_host *host = &slot->loader->host;
+
+	if (!host->config || !key)
+		return NULL;
+	return host->config(host->data, key);
+}
+
+static int slot_progress(void *data, const struct symprov_request *req,
+			 uint64_t done, uint64_t total)
+{
+	struct symprov_slot *slot = data;
+	struct symprov_loader *loader = slot->loader;
+	int action = SYMPROV_PROGRESS_CONTINUE;
+
+	if (__atomic_load_n(&loader->stopped, __ATOMIC_ACQUIRE))
+		return SYMPROV_PROGRESS_STOP;
+	if (loader->host.progress)
+		action = loader->host.progress(loader->host.data,
+					       slot->info.name, req, done,
+					       total);
+	if (action == SYMPROV_PROGRESS_STOP)
+		__atomic_store_n(&loader->stopped, 1, __ATOMIC_RELEASE);
+	else if (action != SYMPROV_PROGRESS_CONTINUE)
+		action = SYMPROV_PROGRESS_SKIP;
+	return action;
+}
+
+const char *symprov_list_from_env_secure(const char *var, bool secure,
+					 const struct symprov_loader_host *host)
+{
+	const char *list;
+
+	if (secure) {
+		list = getenv(var);
+		if (list && *list)
+			loader_log(host, SYMPROV_LOG_WARN,
+				   "%s ignored: running with elevated privileges (setuid, setgid or file capabilities)",
+				   var);
+		return NULL;
+	}
+	list = secure_getenv(var);
+	return list && *list ? list : NULL;
+}
+
+const char *symprov_list_from_env(const char *var,
+				  const struct symprov_loader_host *host)
+{
+	return symprov_list_from_env_secure(var, getauxval(AT_SECURE) != 0,
+					    host);
+}
+
+static int slot_fail(struct symprov_slot *slot, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Record why @slot did not load and warn once, naming the entry. */
+static int slot_fail(struct symprov_slot *slot, const char *fmt, ...)
+{
+	char reason[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	free(slot->error);
+	slot->error = strdup(reason);
+	slot->info.error = slot->error ? slot->error : "out of memory";
+	loader_log(&slot->loader->host, SYMPROV_LOG_WARN,
+		   "symbol provider '%s' skipped: %s", slot->spec, reason);
+	if (slot->handle) {
+		dlclose(slot->handle);
+		slot->handle = NULL;
+	}
+	return -1;
+}
+
+/* Bare names come from the host's provider directory first. */
+static char *slot_resolve(const struct symprov_loader *loader,
+			  const char *spec)
+{
+	char *path;
+
+	if (strchr(spec, '/') || !loader->provider_dir)
+		return strdup(spec);
+	if (asprintf(&path, "%s/%s", loader->provider_dir, spec) < 0)
+		return NULL;
+	if (access(path, F_OK) == 0)
+		return path;
+	free(path);
+	return strdup(spec);
+}
+
+/* Check the provider struct the entry point returned, and copy it. */
+static int slot_check(struct symprov_slot *slot,
+		      const struct symprov_provider *p)
+{
+	if (!p)
+		return slot_fail(slot, "%s() returned NULL", SYMPROV_ENTRY_SYMBOL);
+	if (p->size < offsetof(struct symprov_provider, reserved0))
+		return slot_fail(slot, "provider struct size %u is too small",
+				 p->size);
+	if (p->abi_major != SYMPROV_ABI_MAJOR)
+		return slot_fail(slot,
+				 "ABI version %u.%u, this %s supports %u.x",
+				 p->abi_major, p->abi_minor,
+				 slot->loader->host.name ?: "host",
+				 SYMPROV_ABI_MAJOR);
+	if (p->size < SYMPROV_PROVIDER_MIN_SIZE ||
+	    p->size > SYMPROV_STRUCT_MAX_SIZE)
+		return slot_fail(slot, "provider struct size %u is not valid",
+				 p->size);
+	if (symprov_copy_struct(&slot->prov, sizeof(slot->prov), p, p->size))
+		return slot_fail(slot,
+				 "provider struct has fields this host does not know (size %u)",
+				 p->size);
+	if (!slot->prov.find)
+		return slot_fail(slot, "provider has no find() function");
+	return 0;
+}
+
+static bool slot_is_duplicate(struct symprov_slot *slot)
+{
+	struct symprov_loader *loader = slot->loader;
+	int i;
+
+	for (i = 0; i < slot->idx; i++) {
+		if (loader->slots[i].handle == slot->handle) {
+			slot_fail(slot, "same provider as entry %d ('%s')",
+				  i + 1, loader->slots[i].spec);
+			return true;
+		}
+	}
+	return false;
+}
+
+static int slot_load(struct symprov_slot *slot)
+{
+	struct symprov_loader *loader = slot->loader;
+	symprov_entry_fn entry;
+	int err;
+
+	slot->path = slot_resolve(loader, slot->spec);
+	if (!slot->path)
+		return slot_fail(slot, "out of memory");
+	slot->info.path = slot->path;
+
+	/* RTLD_LOCAL: two providers may use the same symbol names. */
+	slot->handle = dlopen(slot->path, RTLD_NOW | RTLD_LOCAL);
+	if (!slot->handle)
+		return slot_fail(slot, "%s", dlerror());
+	if (slot_is_duplicate(slot))
+		return -1;
+
+	*(void **)&entry = dlsym(slot->handle, SYMPROV_ENTRY_SYMBOL);
+	if (!entry)
+		return slot_fail(slot, "no %s symbol: not a symbol provider",
+				 SYMPROV_ENTRY_SYMBOL);
+	if (slot_check(slot, entry()))
+		return -1;
+
+	slot->info.name = slot->prov.name ?: slot->spec;
+	slot->info.version = slot->prov.version ?: "";
+	slot->info.description = slot->prov.description ?: "";
+	slot->info.abi_major = slot->prov.abi_major;
+	slot->info.abi_minor = slot->prov.abi_minor;
+
+	slot->host = (struct symprov_host){
+		.size = sizeof(struct symprov_host),
+		.flags = loader->host.flags,
+		.host_name = loader->host.name,
+		.data = slot,
+		.log = slot_log,
+		.config = slot_config,
+		.progress = slot_progress,
+	};
+	if (slot->prov.init) {
+		err = slot->prov.init(&slot->host, &slot->state);
+		if (err) {
+			const char *name = slot->info.name;
+
+			slot->info.name = NULL;
+			return slot_fail(slot, "%s: init failed: %s", name,
+					 strerror(err < 0 ? -err : err));
+		}
+	}
+	loader->nr_loaded++;
+	return 0;
+}
+
+static void loader_add_entry(const char *entry, size_t len, int verdict,
+			     void *arg)
+{
+	struct symprov_loader *loader = arg;
+	struct symprov_slot *slot = &loader->slots[loader->nr_slots];
+
+	/* "a::b", a trailing ':': one warning for the whole list. */
+	if (verdict == SYMPROV_ENTRY_EMPTY) {
+		if (!loader->warned_empty)
+			loader_log(&loader->host, SYMPROV_LOG_WARN,
+				   "symbol provider list has empty entries, ignored");
+		loader->warned_empty = true;
+		return;
+	}
+
+	slot->loader = loader;
+	slot->idx = (int)loader->nr_slots++;
+	if (verdict != SYMPROV_ENTRY_OK) {
+		slot->spec = strndup(entry, len > 64 ? 64 : len);
+		if (slot->spec && len > 64)
+			slot->spec[61] = slot->spec[62] = slot->spec[63] = '.';
+		if (!slot->spec)
+			slot->spec = strdup("?");
+		slot->info.spec = slot->spec;
+		slot_fail(slot, "%s", symprov_list_verdict_str(verdict));
+		return;
+	}
+	slot->spec = strndup(entry, len);
+	slot->info.spec = slot->spec ?: "?";
+	if (!slot->spec) {
+		slot_fail(slot, "out of memory");
+		return;
+	}
+	slot_load(slot);
+}
+
+static void count_entry(const char *entry, size_t len, int verdict, void *arg)
+{
+	(void)entry;
+	(void)len;
+	(void)verdict;
+	++*(size_t *)arg;
+}
+
+struct symprov_loader *symprov_loader_new(const char *list,
+					  const char *provider_dir,
+					  const struct symprov_loader_host *host)
+{
+	struct symprov_loader *loader = calloc(1, sizeof(*loader));
+	size_t nr = 0;
+
+	if (!loader)
+		return NULL;
+	loader->host = *host;
+	if (provider_dir) {
+		loader->provider_dir = strdup(provider_dir);
+		if (!loader->provider_dir)
+			goto out_free;
+	}
+	symprov_list_split(list, SYMPROV_LIST_SEP, count_entry, &nr);
+	if (nr) {
+		loader->slots = calloc(nr, sizeof(*loader->slots));
+		if (!loader->slots)
+			goto out_free;
+		symprov_list_split(list, SYMPROV_LIST_SEP, loader_add_entry,
+				   loader);
+	}
+	return loader;
+
+out_free:
+	free(loader->provider_dir);
+	free(loader);
+	return NULL;
+}
+
+void symprov_loader_delete(struct symprov_loader *loader)
+{
+	size_t i;
+
+	if (!loader)
+		return;
+	for (i = 0; i < loader->nr_slots; i++) {
+		struct symprov_slot *slot = &loader->slots[i];
+
+		if (slot->handle) {
+			if (slot->prov.fini)
+				slot->prov.fini(slot->state);
+			dlclose(slot->handle);
+		}
+		free(slot->spec);
+		free(slot->path);
+		free(slot->error);
+	}
+	free(loader->slots);
+	free(loader->provider_dir);
+	free(loader);
+}
+
+size_t symprov_loader_nr_entries(const struct symprov_loader *loader)
+{
+	return loader->nr_slots;
+}
+
+const struct symprov_entry_info *
+symprov_loader_entry(const struct symprov_loader *loader, size_t idx)
+{
+	return idx < loader->nr_slots ? &loader->slots[idx].info : NULL;
+}
+
+size_t symprov_loader_nr_providers(const struct symprov_loader *loader)
+{
+	return loader->nr_loaded;
+}
+
+bool symprov_loader_stopped(const struct symprov_loader *loader)
+{
+	return __atomic_load_n(&loader->stopped, __ATOMIC_ACQUIRE);
+}
+
+const char *symprov_status_str(int status)
+{
+	switch (status) {
+	case SYMPROV_FOUND:
+		return "found";
+	case SYMPROV_NOT_FOUND:
+		return "not found";
+	case SYMPROV_UNAVAILABLE:
+		return "unavailable";
+	case SYMPROV_DISABLED:
+		return "disabled";
+	case SYMPROV_CANCELLED:
+		return "cancelled";
+	default:
+		return "invalid status";
+	}
+}
+
+/* Ask one provider; anything odd it returns becomes UNAVAILABLE. */
+static int slot_find(struct symprov_slot *slot,
+		     const struct symprov_request *req, char **path)
+{
+	const struct symprov_loader_host *host = &slot->loader->host;
+	struct symprov_result res = { .size = sizeof(res) };
+	int status = slot->prov.find(slot->state, req, &res);
+
+	switch (status) {
+	case SYMPROV_FOUND:
+		if (!res.path || !*res.path) {
+			loader_log(host, SYMPROV_LOG_WARN,
+				   "symbol provider '%s' returned found without a path",
+				   slot->info.name);
+			status = SYMPROV_UNAVAILABLE;
+		} else if (access(res.path, R_OK)) {
+			loader_log(host, SYMPROV_LOG_WARN,
+				   "symbol provider '%s' returned %s: %s",
+				   slot->info.name, res.path, strerror(errno));
+			status = SYMPROV_UNAVAILABLE;
+		} else {
+			*path = res.path;
+			return status;
+		}
+		break;
+	case SYMPROV_NOT_FOUND:
+	case SYMPROV_UNAVAILABLE:
+	case SYMPROV_DISABLED:
+	case SYMPROV_CANCELLED:
+		break;
+	default:
+		loader_log(host, SYMPROV_LOG_WARN,
+			   "symbol provider '%s' returned unknown status %d",
+			   slot->info.name, status);
+		status = SYMPROV_UNAVAILABLE;
+	}
+	free(res.path);
+	loader_log(host, SYMPROV_LOG_INFO, "symbol provider '%s': %s%s%s",
+		   slot->info.name, symprov_status_str(status),
+		   res.error ? ": " : "", res.error ? strerror(res.error) : "");
+	return status;
+}
+
+/* How much a status says: the overall answer is the strongest one. */
+static int status_rank(int status)
+{
+	switch (status) {
+	case SYMPROV_UNAVAILABLE:
+		return 2;
+	case SYMPROV_NOT_FOUND:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int symprov_loader_find(struct symprov_loader *loader,
+			const struct symprov_request *req, char **path)
+{
+	int overall = SYMPROV_DISABLED;
+	size_t i;
+
+	*path = NULL;
+	if (!req || req->size < sizeof(uint32_t) * 2 || !req->build_id ||
+	    !req->build_id_len || req->build_id_len > SYMPROV_BUILD_ID_MAX) {
+		loader_log(&loader->host, SYMPROV_LOG_ERROR,
+			   "invalid symbol provider request");
+		return SYMPROV_UNAVAILABLE;
+	}
+
+	for (i = 0; i < loader->nr_slots; i++) {
+		struct symprov_slot *slot = &loader->slots[i];
+		int status;
+
+		if (!slot->handle)
+			continue;
+		if (symprov_loader_stopped(loader))
+			return SYMPROV_CANCELLED;
+		status = slot_find(slot, req, path);
+		if (status == SYMPROV_FOUND || status == SYMPROV_CANCELLED)
+			return status;
+		if (status_rank(status) > status_rank(overall))
+			overall = status;
+	}
+	return overall;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Host side of the symbol provider ABI: parse the provider list, dlopen
+ * and check each provider, and ask them in order.  Shared by perf and the
+ * symprov command; it knows nothing of either.
+ */
+#ifndef SYMPROV_LOADER_H
+#define SYMPROV_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symprov.h"
+
+/* Separator of the entries in PERF_SYMBOL_PROVIDERS, as in PATH. */
+#define SYMPROV_LIST_SEP ':'
+#define SYMPROV_LIST_ENV "PERF_SYMBOL_PROVIDERS"
+
+/* What the host program gives the loader. */
+struct symprov_loader_host {
+	const char *name;	/* "perf", "symprov" */
+	uint32_t flags;		/* SYMPROV_HOST_* */
+	void *data;		/* first argument of the callbacks */
+	/*
+	 * One formatted line, no trailing newline.  @provider is the name
+	 * of the provider that logs it, NULL for the loader's own lines.
+	 */
+	void (*log)(void *data, int level, const char *provider,
+		    const char *msg);
+	/* Same contract as symprov_host.config; may be NULL. */
+	const char *(*config)(void *data, const char *key);
+	/* Same contract as symprov_host.progress; may be NULL. */
+	int (*progress)(void *data, const char *provider,
+			const struct symprov_request *req, uint64_t done,
+			uint64_t total);
+};
+
+/* One entry of the list, loaded or not: what "symprov list" shows. */
+struct symprov_entry_info {
+	const char *spec;	/* the entry as written in the list */
+	const char *path;	/* what was dlopen()ed, NULL if not found */
+	const char *error;	/* why it did not load; NULL if it did */
+	/* of a loaded provider, else NULL/0: */
+	const char *name;
+	const char *version;
+	const char *description;
+	uint32_t abi_major;
+	uint32_t abi_minor;
+};
+
+struct symprov_loader;
+
+/*
+ * The provider list from the environment variable @var, or NULL when it
+ * is unset or empty.  Under AT_SECURE (setuid, setgid, file capabilities)
+ * it is ignored with one warning: a variable must not load code into a
+ * privileged process.
+ */
+const char *symprov_list_from_env(const char *var,
+				  const struct symprov_loader_host *host);
+/* The same, with the AT_SECURE decision given: for tests. */
+const char *symprov_list_from_env_secure(const char *var, bool secure,
+					 const struct symprov_loader_host *host);
+
+/*
+ * Load every provider of @list, in order.  Each entry with a '/' is a
+ * path; a bare name is looked for in @provider_dir (may be NULL), then
+ * by dlopen()'s own search.  A bad entry is logged (one warning naming it
+ * and the reason) and skipped.  Returns NULL only when out of memory;
+ * @list NULL or empty gives a loader with no providers, which loads and
+ * asks nothing.  @host is copied.
+ */
+struct symprov_loader *symprov_loader_new(const char *list,
+					  const char *provider_dir,
+					  const struct symprov_loader_host *host);
+void symprov_loader_delete(struct symprov_loader *loader);
+
+/* Number of list entries, loaded or not, and each one's description. */
+size_t symprov_loader_nr_entries(const struct symprov_loader *loader);
+const struct symprov_entry_info *
+symprov_loader_entry(const struct symprov_loader *loader, size_t idx);
+/* Number of providers that loaded. */
+size_t symprov_loader_nr_providers(const struct symprov_loader *loader);
+
+/*
+ * Ask the providers in order until one finds the object.  On
+ * SYMPROV_FOUND *path is a malloc()ed path the caller frees.  Otherwise
+ * the overall status: SYMPROV_CANCELLED when the request was skipped or
+ * the session stopped, SYMPROV_UNAVAILABLE when any provider failed
+ * transiently, SYMPROV_NOT_FOUND when at least one provider gave an
+ * authoritative miss, SYMPROV_DISABLED when every provider (or none) was
+ * disabled.  Thread-safe.
+ */
+int symprov_loader_find(struct symprov_loader *loader,
+			const struct symprov_request *req, char **path);
+
+/* The user asked (progress STOP) to stop asking for this session. */
+bool symprov_loader_stopped(const struct symprov_loader *loader);
+
+const char *symprov_status_str(int status);
+
+#endif /* SYMPROV_LOADER_H */

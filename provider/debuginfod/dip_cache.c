@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libdebuginfod 0.188 (fixed later) ends a transfer cancelled by the progress
+ * callback as a 404 and writes it into its cache as a miss: the build ID
+ * then fails at once, without asking, for cache_miss_s (10 minutes).  A
+ * user who skipped a slow download did not say the file does not exist,
+ * so remove that entry again.
+ *
+ * The cache layout is libdebuginfod's own; this follows the one of
+ * debuginfod_query_server() in 0.188: the cache root is
+ * $DEBUGINFOD_CACHE_PATH, else $HOME/.debuginfod_client_cache if it
+ * exists, else ${XDG_CACHE_HOME:-$HOME/.cache}/debuginfod_client, and a
+ * miss is an empty file ROOT/BUILDID/TYPE.  Only an empty file is ever
+ * removed, so a wrong guess cannot lose a downloaded file.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dip_cache.h"
+
+static int dip_cache_root(char *buf, size_t size)
+{
+	const char *home = getenv("HOME") ?: "/";
+	const char *var = getenv("DEBUGINFOD_CACHE_PATH");
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	struct stat st;
+	int n;
+
+	if (var && *var)
+		n = snprintf(buf, size, "%s", var);
+	else if (snprintf(buf, size, "%s/.debuginfod_client_cache", home) <
+			 (int)size &&
+		 stat(buf, &st) == 0)
+		return 0;
+	else if (xdg && *xdg)
+		n = snprintf(buf, size, "%s/debuginfod_client", xdg);
+	else
+		n = snprintf(buf, size, "%s/.cache/debuginfod_client", home);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int dip_cache_forget_miss(const char *hex, const char *type)
+{
+	char root[PATH_MAX], path[PATH_MAX];
+	struct stat st;
+	int n, err;
+
+	err = dip_cache_root(root, sizeof(root));
+	if (err)
+		return err;
+	n = snprintf(path, sizeof(path), "%s/%s/%s", root, hex, type);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISREG(st.st_mode) || st.st_size != 0)
+		return 0;
+	if (unlink(path))
+		return errno == ENOENT ? 0 : -errno;
+	return 1;
+}

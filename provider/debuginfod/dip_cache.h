@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Repairs to libdebuginfod's client cache. */
+#ifndef DIP_CACHE_H
+#define DIP_CACHE_H
+
+/*
+ * Remove the negative-cache entry ("this build ID is a miss") that
+ * libdebuginfod wrote for @type ("debuginfo", "executable") of the build
+ * ID @hex, if there is one.  Returns 1 when one was removed, 0 if none,
+ * -errno on failure.
+ */
+int dip_cache_forget_miss(const char *hex, const char *type);
+
+#endif /* DIP_CACHE_H */

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libdebuginfodprov.so: a symbol provider that fetches files by build ID
+ * from the debuginfod servers in $DEBUGINFOD_URLS.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dip_fetch.h"
+#include "dip_memo.h"
+#include "symprov.h"
+
+#ifndef DIP_VERSION
+#define DIP_VERSION "0"
+#endif
+
+struct dip_state {
+	const struct symprov_host *host;
+	struct dip_client_pool pool;
+	struct dip_memo memo;
+};
+
+#define dip_log(st, level, ...)                                         \
+	do {                                                             \
+		if ((st)->host->log)                                     \
+			(st)->host->log((st)->host->data, level,         \
+					__VA_ARGS__);                    \
+	} while (0)
+
+static int dip_init(const struct symprov_host *host, void **data)
+{
+	struct dip_state *st = calloc(1, sizeof(*st));
+	int err;
+
+	if (!st)
+		return -ENOMEM;
+	st->host = host;
+	err = dip_client_pool_init(&st->pool);
+	if (err)
+		goto out_free;
+	err = dip_memo_init(&st->memo);
+	if (err)
+		goto out_pool;
+	*data = st;
+	return 0;
+
+out_pool:
+	dip_client_pool_fini(&st->pool);
+out_free:
+	free(st);
+	return err;
+}
+
+static void dip_fini(void *data)
+{
+	struct dip_state *st = data;
+
+	dip_memo_fini(&st->memo);
+	dip_client_pool_fini(&st->pool);
+	free(st);
+}
+
+/* Every opt-out, checked before anything touches the network. */
+static const char *dip_opted_out(const struct dip_state *st)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	if (st->host->flags & SYMPROV_HOST_NO_DEBUGINFOD)
+		return "debuginfod disabled by the user";
+	if (st->host->flags & SYMPROV_HOST_NO_BUILDID_CACHE)
+		return "build-id cache disabled by the user";
+	if (!urls || !*urls)
+		return "DEBUGINFOD_URLS is not set";
+	return NULL;
+}
+
+/* What to ask the servers for, in order, for each kind. */
+static int dip_types_of(uint32_t kind, enum dip_type types[2])
+{
+	switch (kind) {
+	case SYMPROV_KIND_KERNEL:
+	case SYMPROV_KIND_KERNEL_MODULE:
+		/* DWARF also serves data-type profiling: prefer it. */
+		types[0] = DIP_TYPE_DEBUGINFO;
+		types[1] = DIP_TYPE_EXECUTABLE;
+		return 2;
+	case SYMPROV_KIND_DEBUGINFO:
+		types[0] = DIP_TYPE_DEBUGINFO;
+		return 1;
+	case SYMPROV_KIND_EXECUTABLE:
+		types[0] = DIP_TYPE_EXECUTABLE;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+struct dip_wait {
+	const struct dip_state *st;
+	const struct symprov_request *req;
+};
+
+/* While another thread downloads: keep the user's keys working. */
+static int dip_wait_cb(void *arg)
+{
+	const struct dip_wait *w = arg;
+	const struct symprov_host *host = w->st->host;
+
+	if (!host->progress)
+		return 0;
+	return host->progress(host->data, w->req, 0, 0) !=
+	       SYMPROV_PROGRESS_CONTINUE;
+}
+
+static int dip_fetch_kind(struct dip_state *st,
+			  const struct symprov_request *req,
+			  const struct symprov_request *host_req, char **path,
+			  int *err)
+{
+	enum dip_type types[2];
+	int i, n = dip_types_of(req->kind, types);
+	int status = SYMPROV_NOT_FOUND;
+
+	for (i = 0; i < n; i++) {
+		int s = dip_fetch(&st->pool, st->host, req, host_req,
+				  types[i], path, err);
+
+		if (s == SYMPROV_UNAVAILABLE) {
+			status = s;
+			/* Down or slow servers: don't pay that twice. */
+			if (*err != EBADMSG)
+				break;
+		} else if (s != SYMPROV_NOT_FOUND) {
+			return s;
+		}
+	}
+	return status;
+}
+
+static int dip_find(void *data, const struct symprov_request *host_req,
+		    struct symprov_result *res)
+{
+	struct dip_state *st = data;
+	struct dip_wait wait = { .st = st, .req = host_req };
+	struct dip_memo_key key = { 0 };
+	struct symprov_request req;
+	const char *why;
+	char *path = NULL;
+	int status, err = 0;
+
+	if (symprov_copy_struct(&req, sizeof(req), host_req, host_req->size) ||
+	    !req.build_id || !req.build_id_len ||
+	    req.build_id_len > SYMPROV_BUILD_ID_MAX ||
+	    !SYMPROV_HAS(res, path)) {
+		dip_log(st, SYMPROV_LOG_ERROR, "invalid request");
+		return SYMPROV_UNAVAILABLE;
+	}
+	why = dip_opted_out(st);
+	if (why) {
+		dip_log(st, SYMPROV_LOG_DEBUG, "%s", why);
+		return SYMPROV_DISABLED;
+	}
+
+	key.kind = req.kind;
+	key.len = req.build_id_len;
+	memcpy(key.build_id, req.build_id, req.build_id_len);
+	switch (dip_memo_begin(&st->memo, &key, dip_wait_cb, &wait, &status,
+			       &path)) {
+	case DIP_MEMO_GAVE_UP:
+		return SYMPROV_CANCELLED;
+	case DIP_MEMO_ANSWER:
+		break;
+	default:
+		status = dip_fetch_kind(st, &req, host_req, &path, &err);
+		dip_memo_end(&st->memo, &key, status, path);
+		break;
+	}
+
+	if (status == SYMPROV_FOUND)
+		res->path = path;
+	else
+		free(path);
+	if (err && SYMPROV_HAS(res, error))
+		res->error = err;
+	return status;
+}
+
+static const struct symprov_provider dip_provider = {
+	.size = sizeof(struct symprov_provider),
+	.abi_major = SYMPROV_ABI_MAJOR,
+	.abi_minor = SYMPROV_ABI_MINOR,
+	.name = "debuginfod",
+	.version = DIP_VERSION,
+	.description = "files by build ID from the servers in DEBUGINFOD_URLS",
+	.init = dip_init,
+	.find = dip_find,
+	.fini = dip_fini,
+};
+
+SYMPROV_EXPORT const struct symprov_provider *symprov_provider_entry(void)
+{
+	return &dip_provider;
+}

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * concurrent_find PROVIDERS NR_THREADS BUILD_ID: ask one loader for the
+ * same build ID from NR_THREADS threads at once, as perf's threads may.
+ * Prints one "status path" line per thread; exits 0 when all found the
+ * same path.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symprov_buildid.h"
+#include "symprov_loader.h"
+
+#define MAX_THREADS 64
+
+struct asker {
+	pthread_t tid;
+	struct symprov_loader *loader;
+	const struct symprov_request *req;
+	pthread_barrier_t *start;
+	int status;
+	char *path;
+};
+
+static void *ask(void *arg)
+{
+	struct asker *a = arg;
+
+	pthread_barrier_wait(a->start);
+	a->status = symprov_loader_find(a->loader, a->req, &a->path);
+	return NULL;
+}
+
+static void log_stderr(void *data, int level, const char *provider,
+		       const char *msg)
+{
+	(void)data;
+	if (level <= SYMPROV_LOG_WARN)
+		fprintf(stderr, "concurrent_find: %s: %s\n", provider ?: "",
+			msg);
+}
+
+int main(int argc, char **argv)
+{
+	struct symprov_loader_host host = { .name = "concurrent_find",
+					    .log = log_stderr };
+	unsigned char build_id[SYMPROV_BUILD_ID_MAX];
+	struct asker askers[MAX_THREADS];
+	struct symprov_request req = { .size = sizeof(req),
+				       .kind = SYMPROV_KIND_KERNEL };
+	struct symprov_loader *loader;
+	pthread_barrier_t start;
+	const char *why;
+	int i, n, len, ret = 0;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: concurrent_find PROVIDERS NR_THREADS BUILD_ID\n");
+		return 1;
+	}
+	n = atoi(argv[2]);
+	len = symprov_build_id_parse(argv[3], build_id, &why);
+	if (n < 1 || n > MAX_THREADS || len < 0) {
+		fprintf(stderr, "concurrent_find: bad arguments\n");
+		return 1;
+	}
+	req.build_id = build_id;
+	req.build_id_len = (uint32_t)len;
+	loader = symprov_loader_new(argv[1], NULL, &host);
+	if (!loader || symprov_loader_nr_providers(loader) == 0)
+		return 1;
+
+	pthread_barrier_init(&start, NULL, (unsigned int)n);
+	for (i = 0; i < n; i++) {
+		askers[i] = (struct asker){ .loader = loader, .req = &req,
+					    .start = &start };
+		pthread_create(&askers[i].tid, NULL, ask, &askers[i]);
+	}
+	for (i = 0; i < n; i++) {
+		pthread_join(askers[i].tid, NULL);
+		printf("%s %s\n", symprov_status_str(askers[i].status),
+		       askers[i].path ?: "-");
+		if (askers[i].status != SYMPROV_FOUND ||
+		    strcmp(askers[i].path, askers[0].path ?: ""))
+			ret = 2;
+	}
+	for (i = 0; i < n; i++)
+		free(askers[i].path);
+	pthread_barrier_destroy(&start);
+	symprov_loader_delete(loader);
+	return ret;
+}

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * A provider for the loader's tests, built many times with -D switches
+ * into good and broken variants.  Its answers come from the host's config:
+ * "test.<name>.status" (a number), "test.<name>.path", and with
+ * "test.<name>.progress" set it calls the host's progress once.  It logs
+ * each call, so the tests can count them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symprov.h"
+
+#ifndef TP_NAME
+#define TP_NAME "tp"
+#endif
+#ifndef TP_ABI_MAJOR
+#define TP_ABI_MAJOR SYMPROV_ABI_MAJOR
+#endif
+/* extra bytes after the provider struct, as a newer provider would have */
+#ifndef TP_PAD
+#define TP_PAD 0
+#endif
+#ifndef TP_PAD_BYTE
+#define TP_PAD_BYTE 0
+#endif
+#ifndef TP_SIZE
+#define TP_SIZE (sizeof(struct symprov_provider) + TP_PAD)
+#endif
+
+static const struct symprov_host *tp_host;
+
+static const char *tp_config(const char *what)
+{
+	char key[128];
+
+	snprintf(key, sizeof(key), "test.%s.%s", TP_NAME, what);
+	return tp_host->config ? tp_host->config(tp_host->data, key) : NULL;
+}
+
+static int tp_init(const struct symprov_host *host, void **state)
+{
+	tp_host = host;
+	*state = (void *)TP_NAME;
+#ifdef TP_INIT_FAIL
+	host->log(host->data, SYMPROV_LOG_ERROR, "refusing to start");
+	return -EPERM;
+#else
+	return 0;
+#endif
+}
+
+static int tp_find(void *state, const struct symprov_request *req,
+		   struct symprov_result *res)
+{
+	const char *status = tp_config("status");
+	const char *path = tp_config("path");
+	const char *progress = tp_config("progress");
+
+	tp_host->log(tp_host->data, SYMPROV_LOG_DEBUG, "find %s kind %u",
+		     (const char *)state, req->kind);
+	if (progress && tp_host->progress(tp_host->data, req, 1, 2) !=
+				SYMPROV_PROGRESS_CONTINUE)
+		return SYMPROV_CANCELLED;
+	if (path)
+		res->path = strdup(path);
+	return status ? atoi(status) : SYMPROV_NOT_FOUND;
+}
+
+static void tp_fini(void *state)
+{
+	(void)state;
+	tp_host->log(tp_host->data, SYMPROV_LOG_DEBUG, "fini");
+}
+
+static const struct {
+	struct symprov_provider prov;
+	unsigned char pad[TP_PAD + 1];
+} tp_provider __attribute__((used)) = {
+	.prov = {
+		.size = TP_SIZE,
+		.abi_major = TP_ABI_MAJOR,
+		.abi_minor = SYMPROV_ABI_MINOR,
+		.name = TP_NAME,
+		.version = "9.9",
+		.description = "loader test provider",
+		.init = tp_init,
+		.find = tp_find,
+		.fini = tp_fini,
+	},
+	.pad = { [0 ... TP_PAD] = TP_PAD_BYTE },
+};
+
+#ifndef TP_NO_ENTRY
+SYMPROV_EXPORT const struct symprov_provider *symprov_provider_entry(void)
+{
+	return &tp_provider.prov;
+}
+#endif

@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The loader against real shared objects: the test providers built in
+ * good and broken variants (tests/providers/test_provider.c).
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "symprov_loader.h"
+
+#define MAX_LINES 64
+#define MAX_CONFIG 16
+
+struct test_host {
+	char *lines[MAX_LINES];
+	int levels[MAX_LINES];
+	int nr_lines;
+	const char *keys[MAX_CONFIG];
+	const char *values[MAX_CONFIG];
+	int nr_config;
+	int progress_action;
+	int progress_calls;
+};
+
+static struct test_host th;
+static const char *tp_dir;
+static char tp_path_buf[PATH_MAX];
+
+static void th_log(void *data, int level, const char *provider,
+		   const char *msg)
+{
+	struct test_host *h = data;
+	char *line;
+
+	if (h->nr_lines == MAX_LINES)
+		return;
+	if (asprintf(&line, "%s%s%s", provider ?: "", provider ? ": " : "",
+		     msg) < 0)
+		return;
+	h->levels[h->nr_lines] = level;
+	h->lines[h->nr_lines++] = line;
+}
+
+static const char *th_config(void *data, const char *key)
+{
+	struct test_host *h = data;
+	int i;
+
+	for (i = 0; i < h->nr_config; i++)
+		if (!strcmp(h->keys[i], key))
+			return h->values[i];
+	return NULL;
+}
+
+static int th_progress(void *data, const char *provider,
+		       const struct symprov_request *req, uint64_t done,
+		       uint64_t total)
+{
+	struct test_host *h = data;
+
+	(void)provider, (void)req, (void)done, (void)total;
+	h->progress_calls++;
+	return h->progress_action;
+}
+
+static const struct symprov_loader_host host = {
+	.name = "test",
+	.data = &th,
+	.log = th_log,
+	.config = th_config,
+	.progress = th_progress,
+};
+
+static void set_config(const char *key, const char *value)
+{
+	th.keys[th.nr_config] = key;
+	th.values[th.nr_config++] = value;
+}
+
+static int count_lines(int level, const char *needle)
+{
+	int i, n = 0;
+
+	for (i = 0; i < th.nr_lines; i++)
+		if (th.levels[i] == level && strstr(th.lines[i], needle))
+			n++;
+	return n;
+}
+
+static int count_level(int level)
+{
+	int i, n = 0;
+
+	for (i = 0; i < th.nr_lines; i++)
+		n += th.levels[i] == level;
+	return n;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&th, 0, sizeof(th));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	int i;
+
+	(void)state;
+	for (i = 0; i < th.nr_lines; i++)
+		free(th.lines[i]);
+	memset(&th, 0, sizeof(th));
+	return 0;
+}
+
+static const char *tp(const char *variant)
+{
+	snprintf(tp_path_buf, sizeof(tp_path_buf), "%s/libtp_%s.so", tp_dir,
+		 variant);
+	return tp_path_buf;
+}
+
+static char *list_of(const char *a, const char *b)
+{
+	static char buf[2 * PATH_MAX + 2];
+
+	snprintf(buf, sizeof(buf), "%s", tp(a));
+	if (b) {
+		strcat(buf, ":");
+		strcat(buf, tp(b));
+	}
+	return buf;
+}
+
+static const unsigned char bid[20] = { 0xab, 0xcd, 0xef };
+
+static int find(struct symprov_loader *l, char **path)
+{
+	struct symprov_request req = {
+		.size = sizeof(req),
+		.kind = SYMPROV_KIND_KERNEL,
+		.build_id = bid,
+		.build_id_len = sizeof(bid),
+		.dso_name = "[kernel.kallsyms]",
+	};
+
+	return symprov_loader_find(l, &req, path);
+}
+
+/* Nothing configured: nothing loaded, nothing asked, nothing said. */
+static void test_empty_list(void **state)
+{
+	const char *lists[] = { NULL, "" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		struct symprov_loader *l =
+			symprov_loader_new(lists[i], tp_dir, &host);
+		char *path;
+
+		assert_non_null(l);
+		assert_int_equal(symprov_loader_nr_entries(l), 0);
+		assert_int_equal(find(l, &path), SYMPROV_DISABLED);
+		assert_null(path);
+		symprov_loader_delete(l);
+	}
+	assert_int_equal(th.nr_lines, 0);
+}
+
+static void test_good_provider_loads(void **state)
+{
+	struct symprov_loader *l = symprov_loader_new(tp("a"), NULL, &host);
+	const struct symprov_entry_info *e;
+
+	(void)state;
+	assert_int_equal(symprov_loader_nr_providers(l), 1);
+	e = symprov_loader_entry(l, 0);
+	assert_null(e->error);
+	assert_string_equal(e->name, "a");
+	assert_string_equal(e->version, "9.9");
+	assert_int_equal(e->abi_major, SYMPROV_ABI_MAJOR);
+	assert_int_equal(count_level(SYMPROV_LOG_WARN), 0);
+	symprov_loader_delete(l);
+	/* fini() was called, through the provider's log */
+	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "a: fini"), 1);
+}
+
+/* A bare name is looked for in the provider directory. */
+static void test_bare_name_in_dir(void **state)
+{
+	struct symprov_loader *l =
+		symprov_loader_new("libtp_b.so", tp_dir, &host);
+
+	(void)state;
+	assert_int_equal(symprov_loader_nr_providers(l), 1);
+	assert_string_equal(symprov_loader_entry(l, 0)->path, tp("b"));
+	symprov_loader_delete(l);
+}
+
+/* Each bad entry: one warning naming it and the reason, others load. */
+static void check_bad_entry(const char *spec, const char *reason)
+{
+	char list[3 * PATH_MAX], entry[PATH_MAX];
+	struct symprov_loader *l;
+	const struct symprov_entry_info *e;
+	char *path = NULL;
+
+	memset(&th, 0, sizeof(th));
+	snprintf(entry, sizeof(entry), "%s", spec);	/* tp() reuses its buffer */
+	snprintf(list, sizeof(list), "%s:%s", entry, tp("a"));
+	set_config("test.a.status", "0");
+	set_config("test.a.path", "/dev/null");
+	l = symprov_loader_new(list, tp_dir, &host);
+	assert_non_null(l);
+	assert_int_equal(symprov_loader_nr_entries(l), 2);
+	if (symprov_loader_nr_providers(l) != 1)
+		fail_msg("entry '%s' loaded", entry);
+	e = symprov_loader_entry(l, 0);
+	assert_non_null(e->error);
+	if (!strstr(e->error, reason))
+		fail_msg("entry '%s': error '%s' lacks '%s'", entry, e->error,
+			 reason);
+	if (count_level(SYMPROV_LOG_WARN) != 1) {
+		int i;
+
+		for (i = 0; i < th.nr_lines; i++)
+			print_message("log: %s\n", th.lines[i]);
+		fail_msg("entry '%s': not one warning", entry);
+	}
+	assert_int_equal(count_lines(SYMPROV_LOG_WARN, entry), 1);
+	/* the good provider still answers */
+	assert_int_equal(find(l, &path), SYMPROV_FOUND);
+	assert_string_equal(path, "/dev/null");
+	free(path);
+	symprov_loader_delete(l);
+	teardown(NULL);
+}
+
+static void test_bad_entries(void **state)
+{
+	char notso[PATH_MAX];
+	FILE *f;
+
+	(void)state;
+	snprintf(notso, sizeof(notso), "%s/not-a-library.so", tp_dir);
+	f = fopen(notso, "w");
+	assert_non_null(f);
+	fputs("this is text\n", f);
+	fclose(f);
+
+	check_bad_entry("/nonexistent/libnothere.so", "No such file");
+	check_bad_entry("libnothere-at-all.so", "No such file");
+	check_bad_entry(notso, "not-a-library.so");
+	check_bad_entry(tp_dir, "Is a directory");
+	check_bad_entry(tp("noentry"), "no symprov_provider_entry symbol");
+	check_bad_entry(tp("abi2"), "ABI version 2.0, this test supports 1.x");
+	check_bad_entry(tp("initfail"), "init failed: Operation not permitted");
+	check_bad_entry(tp("size0"), "size 0 is too small");
+	check_bad_entry(tp("sizesmall"), "size 24 is not valid");
+	check_bad_entry(tp("sizehuge"), "size 100000 is not valid");
+	check_bad_entry(tp("newerdirty"), "fields this host does not know");
+	unlink(notso);
+}
+
+/* A newer provider whose extra fields are zero is fine. */
+static void test_newer_zero_tail(void **state)
+{
+	struct symprov_loader *l =
+		symprov_loader_new(tp("newer"), NULL, &host);
+
+	(void)state;
+	assert_int_equal(symprov_loader_nr_providers(l), 1);
+	assert_int_equal(count_level(SYMPROV_LOG_WARN), 0);
+	symprov_loader_delete(l);
+}
+
+static void test_duplicate(void **state)
+{
+	struct symprov_loader *l =
+		symprov_loader_new(list_of("a", "a"), NULL, &host);
+
+	(void)state;
+	assert_int_equal(symprov_loader_nr_entries(l), 2);
+	assert_int_equal(symprov_loader_nr_providers(l), 1);
+	assert_non_null(strstr(symprov_loader_entry(l, 1)->error,
+			       "same provider as entry 1"));
+	assert_int_equal(count_level(SYMPROV_LOG_WARN), 1);
+	symprov_loader_delete(l);
+}
+
+static void test_list_oddities(void **state)
+{
+	char list[PATH_MAX * 2], *longname;
+	struct symprov_loader *l;
+
+	(void)state;
+	/* only separators: one warning, nothing loaded */
+	l = symprov_loader_new(":::", NULL, &host);
+	assert_int_equal(symprov_loader_nr_providers(l), 0);
+	assert_int_equal(count_level(SYMPROV_LOG_WARN), 1);
+	symprov_loader_delete(l);
+
+	/* empty entries around a good one */
+	teardown(NULL);
+	memset(&th, 0, sizeof(th));
+	snprintf(list, sizeof(list), "::%s::", tp("a"));
+	l = symprov_loader_new(list, NULL, &host);
+	assert_int_equal(symprov_loader_nr_providers(l), 1);
+	assert_int_equal(count_level(SYMPROV_LOG_WARN), 1);
+	symprov_loader_delete(l);
+
+	/* a very long entry, a control character, non-UTF-8 bytes */
+	teardown(NULL);
+	memset(&th, 0, sizeof(th));
+	longname = malloc(10000);
+	memset(longname, 'x', 9999);
+	longname[9999] = '\0';
+	l = symprov_loader_new(longname, NULL, &host);
+	assert_int_equal(symprov_loader_nr_providers(l), 0);
+	assert_int_equal(count_lines(SYMPROV_LOG_WARN, "entry too long"), 1);
+	symprov_loader_delete(l);
+	free(longname);
+	l = symprov_loader_new("lib\tx.so:\xff\xfe.so", NULL, &host);
+	assert_int_equal(symprov_loader_nr_entries(l), 2);
+	assert_int_equal(count_lines(SYMPROV_LOG_WARN, "control character"), 1);
+	assert_int_equal(count_level(SYMPROV_LOG_WARN), 3);
+	symprov_loader_delete(l);
+}
+
+/* Asked in order; the first FOUND wins, the rest are not asked. */
+static void test_order_first_found_wins(void **state)
+{
+	struct symprov_loader *l;
+	char *path;
+
+	(void)state;
+	set_config("test.a.status", "0");
+	set_config("test.a.path", "/dev/null");
+	set_config("test.b.status", "0");
+	set_config("test.b.path", "/");
+	l = symprov_loader_new(list_of("a", "b"), NULL, &host);
+	assert_int_equal(find(l, &path), SYMPROV_FOUND);
+	assert_string_equal(path, "/dev/null");
+	free(path);
+	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "b: find"), 0);
+	symprov_loader_delete(l);
+}
+
+/* NOT_FOUND, UNAVAILABLE, DISABLED pass to the next provider. */
+static void test_pass_through_statuses(void **state)
+{
+	static const char *const st[] = { "1", "2", "3" };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		struct symprov_loader *l;
+		char *path;
+
+		memset(&th, 0, sizeof(th));
+		set_config("test.a.status", st[i]);
+		set_config("test.b.status", "0");
+		set_config("test.b.path", "/dev/null");
+		l = symprov_loader_new(list_of("a", "b"), NULL, &host);
+		assert_int_equal(find(l, &path), SYMPROV_FOUND);
+		assert_string_equal(path, "/dev/null");
+		free(path);
+		symprov_loader_delete(l);
+		teardown(NULL);
+	}
+}
+
+static void check_overall(const char *sa, const char *sb, int expect)
+{
+	struct symprov_loader *l;
+	char *path;
+
+	memset(&th, 0, sizeof(th));
+	set_config("test.a.status", sa);
+	set_config("test.b.status", sb);
+	l = symprov_loader_new(list_of("a", "b"), NULL, &host);
+	assert_int_equal(find(l, &path), expect);
+	assert_null(path);
+	symprov_loader_delete(l);
+	teardown(NULL);
+}
+
+static void test_overall_status(void **state)
+{
+	(void)state;
+	check_overall("3", "3", SYMPROV_DISABLED);
+	check_overall("3", "1", SYMPROV_NOT_FOUND);
+	check_overall("1", "2", SYMPROV_UNAVAILABLE);
+	check_overall("2", "1", SYMPROV_UNAVAILABLE);
+	/* CANCELLED ends the request: b is never asked */
+	check_overall("4", "0", SYMPROV_CANCELLED);
+}
+
+/* Odd answers become UNAVAILABLE, with a warning, and leak nothing. */
+static void check_misbehaviour(const char *status, const char *path,
+			       const char *warning)
+{
+	struct symprov_loader *l;
+	char *found;
+
+	memset(&th, 0, sizeof(th));
+	set_config("test.a.status", status);
+	if (path)
+		set_config("test.a.path", path);
+	l = symprov_loader_new(tp("a"), NULL, &host);
+	assert_int_equal(find(l, &found), SYMPROV_UNAVAILABLE);
+	assert_null(found);
+	if (warning)
+		assert_int_equal(count_lines(SYMPROV_LOG_WARN, warning), 1);
+	else
+		assert_int_equal(count_level(SYMPROV_LOG_WARN), 0);
+	symprov_loader_delete(l);
+	teardown(NULL);
+}
+
+static void test_result_rules(void **state)
+{
+	(void)state;
+	check_misbehaviour("0", NULL, "found without a path");
+	check_misbehaviour("0", "", "found without a path");
+	check_misbehaviour("0", "/nonexistent/vmlinux", "No such file");
+	check_misbehaviour("77", NULL, "unknown status 77");
+	check_misbehaviour("-1", "/dev/null", "unknown status -1");
+	/* a path with a non-FOUND status is freed (ASan/valgrind tell) */
+	check_misbehaviour("2", "/dev/null", NULL);
+}
+
+/* Progress SKIP cancels this request; STOP every later one too. */
+static void test_progress_skip_and_stop(void **state)
+{
+	struct symprov_loader *l;
+	char *path;
+
+	(void)state;
+	set_config("test.a.progress", "1");
+	set_config("test.b.status", "0");
+	set_config("test.b.path", "/dev/null");
+	l = symprov_loader_new(list_of("a", "b"), NULL, &host);
+
+	th.progress_action = SYMPROV_PROGRESS_SKIP;
+	assert_int_equal(find(l, &path), SYMPROV_CANCELLED);
+	assert_false(symprov_loader_stopped(l));
+	/* skip was for that request only */
+	th.progress_action = SYMPROV_PROGRESS_CONTINUE;
+	assert_int_equal(find(l, &path), SYMPROV_FOUND);
+	free(path);
+
+	th.progress_action = SYMPROV_PROGRESS_STOP;
+	assert_int_equal(find(l, &path), SYMPROV_CANCELLED);
+	assert_true(symprov_loader_stopped(l));
+	th.progress_action = SYMPROV_PROGRESS_CONTINUE;
+	th.progress_calls = 0;
+	assert_int_equal(find(l, &path), SYMPROV_CANCELLED);
+	assert_null(path);
+	/* nobody was asked after the stop */
+	assert_int_equal(th.progress_calls, 0);
+	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "b: find"), 1);
+	symprov_loader_delete(l);
+}
+
+/* A request the host got wrong never reaches a provider. */
+static void test_invalid_request(void **state)
+{
+	struct symprov_loader *l = symprov_loader_new(tp("a"), NULL, &host);
+	struct symprov_request req = { .size = sizeof(req), .kind = 1 };
+	char *path;
+
+	(void)state;
+	assert_int_equal(symprov_loader_find(l, &req, &path),
+			 SYMPROV_UNAVAILABLE);
+	req.build_id = bid;
+	req.build_id_len = 33;
+	assert_int_equal(symprov_loader_find(l, &req, &path),
+			 SYMPROV_UNAVAILABLE);
+	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "a: find"), 0);
+	symprov_loader_delete(l);
+}
+
+/* Under AT_SECURE the variable is ignored, with one warning. */
+static void test_at_secure(void **state)
+{
+	(void)state;
+	setenv("TEST_PROVIDERS", "libtp_a.so", 1);
+	assert_null(symprov_list_from_env_secure("TEST_PROVIDERS", true,
+						 &host));
+	assert_int_equal(count_lines(SYMPROV_LOG_WARN,
+				     "TEST_PROVIDERS ignored: running with elevated privileges"),
+			 1);
+	assert_string_equal(symprov_list_from_env_secure("TEST_PROVIDERS",
+							 false, &host),
+			    "libtp_a.so");
+	/* the real one: this test does not run AT_SECURE */
+	assert_string_equal(symprov_list_from_env("TEST_PROVIDERS", &host),
+			    "libtp_a.so");
+	setenv("TEST_PROVIDERS", "", 1);
+	assert_null(symprov_list_from_env_secure("TEST_PROVIDERS", true,
+						 &host));
+	assert_null(symprov_list_from_env("TEST_PROVIDERS", &host));
+	unsetenv("TEST_PROVIDERS");
+	assert_null(symprov_list_from_env("TEST_PROVIDERS", &host));
+	assert_int_equal(count_level(SYMPROV_LOG_WARN), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_empty_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_good_provider_loads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bare_name_in_dir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_entries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newer_zero_tail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_duplicate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_oddities, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_order_first_found_wins, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pass_through_statuses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_overall_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_result_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_progress_skip_and_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_invalid_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_at_secure, setup, teardown),
+	};
+
+	tp_dir = getenv("SYMPROV_TEST_PROVIDERS");
+	if (!tp_dir) {
+		fprintf(stderr, "test_loader: SYMPROV_TEST_PROVIDERS is not set\n");
+		return 1;
+	}
+	return cmocka_run_group_tests_name("loader", tests, NULL, NULL);
+}
