@@ -23,6 +23,7 @@ ifeq ($(SAN),1)
 B ?= build/san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	    -fno-sanitize-recover=undefined
+CPPFLAGS += -DSYMPROV_DLOPEN_EXTRA=RTLD_NODELETE
 else
 B ?= build
 SANFLAGS :=

@@ -135,12 +135,12 @@ enum symprov_status {
 #define SYMPROV_BUILD_ID_MAX 32
 
 struct symprov_request {
-	uint32_t size;		/* sizeof(struct symprov_request) of the host */
-	uint32_t kind;		/* enum symprov_kind */
+	uint32_t size; /* sizeof(struct symprov_request) of the host */
+	uint32_t kind; /* enum symprov_kind */
 	/* the build ID bytes, 1 to SYMPROV_BUILD_ID_MAX of them */
 	const unsigned char *build_id;
 	uint32_t build_id_len;
-	uint32_t reserved0;	/* zero */
+	uint32_t reserved0; /* zero */
 	/*
 	 * Optional hint, may be NULL: the host's name for the object, e.g.
 	 * "[kernel.kallsyms]" or "/usr/lib/libc.so.6".  Never needed to
@@ -151,7 +151,7 @@ struct symprov_request {
 };
 
 struct symprov_result {
-	uint32_t size;		/* sizeof(struct symprov_result) of the host */
+	uint32_t size; /* sizeof(struct symprov_result) of the host */
 	/*
 	 * Optional detail of a failure: a positive errno value (ETIME,
 	 * ECONNREFUSED, EIO...), for the host's log.  0 if none.
@@ -167,10 +167,10 @@ struct symprov_result {
 
 /* enum symprov_log_level: mapped onto the host's own levels. */
 enum symprov_log_level {
-	SYMPROV_LOG_ERROR = 0,	/* perf: pr_err */
-	SYMPROV_LOG_WARN = 1,	/* perf: pr_warning */
-	SYMPROV_LOG_INFO = 2,	/* perf: pr_debug (-v) */
-	SYMPROV_LOG_DEBUG = 3,	/* perf: pr_debug2 (-vv) */
+	SYMPROV_LOG_ERROR = 0, /* perf: pr_err */
+	SYMPROV_LOG_WARN = 1, /* perf: pr_warning */
+	SYMPROV_LOG_INFO = 2, /* perf: pr_debug (-v) */
+	SYMPROV_LOG_DEBUG = 3, /* perf: pr_debug2 (-vv) */
 };
 
 /* symprov_host.flags */
@@ -198,8 +198,8 @@ enum symprov_progress_action {
  * with symprov_copy_struct().  Every function pointer may be NULL.
  */
 struct symprov_host {
-	uint32_t size;		/* sizeof(struct symprov_host) of the host */
-	uint32_t flags;		/* SYMPROV_HOST_* */
+	uint32_t size; /* sizeof(struct symprov_host) of the host */
+	uint32_t flags; /* SYMPROV_HOST_* */
 	/* the host program, e.g. "perf" or "symprov" */
 	const char *host_name;
 	/* passed back as first argument of every service below */
@@ -227,14 +227,14 @@ struct symprov_host {
 	 */
 	int (*progress)(void *data, const struct symprov_request *req,
 			uint64_t done, uint64_t total);
-	void *reserved[8];	/* zero */
+	void *reserved[8]; /* zero */
 };
 
 struct symprov_provider {
-	uint32_t size;		/* sizeof(struct symprov_provider) */
-	uint32_t abi_major;	/* SYMPROV_ABI_MAJOR */
-	uint32_t abi_minor;	/* SYMPROV_ABI_MINOR */
-	uint32_t reserved0;	/* zero */
+	uint32_t size; /* sizeof(struct symprov_provider) */
+	uint32_t abi_major; /* SYMPROV_ABI_MAJOR */
+	uint32_t abi_minor; /* SYMPROV_ABI_MINOR */
+	uint32_t reserved0; /* zero */
 	/* short name, version and one-line description: "symprov list" */
 	const char *name;
 	const char *version;
@@ -256,7 +256,7 @@ struct symprov_provider {
 		    struct symprov_result *res);
 	/* Optional.  Release what init() set up. */
 	void (*fini)(void *state);
-	void *reserved[4];	/* zero */
+	void *reserved[4]; /* zero */
 };
 
 /* The entry point a provider exports as SYMPROV_ENTRY_SYMBOL. */
@@ -264,9 +264,9 @@ typedef const struct symprov_provider *(*symprov_entry_fn)(void);
 SYMPROV_EXPORT const struct symprov_provider *symprov_provider_entry(void);
 
 /* The struct at @ptr (its size field read) holds @field. */
-#define SYMPROV_HAS(ptr, field)                                          \
-	((ptr)->size >= offsetof(__typeof__(*(ptr)), field) +             \
-				sizeof((ptr)->field))
+#define SYMPROV_HAS(ptr, field) \
+	((ptr)->size >=         \
+	 offsetof(__typeof__(*(ptr)), field) + sizeof((ptr)->field))
 
 /*
  * Copy a peer's struct of @src_size bytes into our @dst of @dst_size

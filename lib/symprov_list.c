@@ -23,8 +23,8 @@ static int symprov_entry_verdict(const char *entry, size_t len)
 }
 
 size_t symprov_list_split(const char *list, char sep,
-			  void (*cb)(const char *entry, size_t len,
-				     int verdict, void *arg),
+			  void (*cb)(const char *entry, size_t len, int verdict,
+				     void *arg),
 			  void *arg)
 {
 	const char *start = list;

@@ -13,9 +13,9 @@
 
 enum symprov_list_verdict {
 	SYMPROV_ENTRY_OK = 0,
-	SYMPROV_ENTRY_EMPTY,	/* "a::b", leading or trailing separator */
-	SYMPROV_ENTRY_TOO_LONG,	/* longer than SYMPROV_ENTRY_MAX */
-	SYMPROV_ENTRY_CONTROL,	/* holds a control character */
+	SYMPROV_ENTRY_EMPTY, /* "a::b", leading or trailing separator */
+	SYMPROV_ENTRY_TOO_LONG, /* longer than SYMPROV_ENTRY_MAX */
+	SYMPROV_ENTRY_CONTROL, /* holds a control character */
 };
 
 /*
@@ -25,8 +25,8 @@ enum symprov_list_verdict {
  * entries seen.
  */
 size_t symprov_list_split(const char *list, char sep,
-			  void (*cb)(const char *entry, size_t len,
-				     int verdict, void *arg),
+			  void (*cb)(const char *entry, size_t len, int verdict,
+				     void *arg),
 			  void *arg);
 
 const char *symprov_list_verdict_str(int verdict);

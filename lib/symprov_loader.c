@@ -19,6 +19,14 @@
 #include "symprov_list.h"
 #include "symprov_loader.h"
 
+/*
+ * Sanitizer builds keep providers mapped after dlclose(), so that leak
+ * reports at exit can still name their code.
+ */
+#ifndef SYMPROV_DLOPEN_EXTRA
+#define SYMPROV_DLOPEN_EXTRA 0
+#endif
+
 /* One entry of the list, loaded or not. */
 struct symprov_slot {
 	struct symprov_entry_info info;
@@ -26,7 +34,7 @@ struct symprov_slot {
 	char *path;
 	char *error;
 	void *handle;
-	struct symprov_provider prov;	/* zero-extended copy */
+	struct symprov_provider prov; /* zero-extended copy */
 	void *state;
 	/* what this provider gets: its services point back to the slot */
 	struct symprov_host host;
@@ -40,13 +48,13 @@ struct symprov_loader {
 	struct symprov_slot *slots;
 	size_t nr_slots;
 	size_t nr_loaded;
-	int stopped;		/* atomic: progress said STOP */
+	int stopped; /* atomic: progress said STOP */
 	bool warned_empty;
 };
 
 /* Smallest provider struct that has every field of ABI 1.0. */
-#define SYMPROV_PROVIDER_MIN_SIZE                                   \
-	(offsetof(struct symprov_provider, fini) +                  \
+#define SYMPROV_PROVIDER_MIN_SIZE                  \
+	(offsetof(struct symprov_provider, fini) + \
 	 sizeof(((struct symprov_provider *)0)->fini))
 
 static void loader_vlog(const struct symprov_loader_host *host, int level,
@@ -103,9 +111,8 @@ static int slot_progress(void *data, const struct symprov_request *req,
 	if (__atomic_load_n(&loader->stopped, __ATOMIC_ACQUIRE))
 		return SYMPROV_PROGRESS_STOP;
 	if (loader->host.progress)
-		action = loader->host.progress(loader->host.data,
-					       slot->info.name, req, done,
-					       total);
+		action = loader->host.progress(
+			loader->host.data, slot->info.name, req, done, total);
 	if (action == SYMPROV_PROGRESS_STOP)
 		__atomic_store_n(&loader->stopped, 1, __ATOMIC_RELEASE);
 	else if (action != SYMPROV_PROGRESS_CONTINUE)
@@ -121,9 +128,10 @@ const char *symprov_list_from_env_secure(const char *var, bool secure,
 	if (secure) {
 		list = getenv(var);
 		if (list && *list)
-			loader_log(host, SYMPROV_LOG_WARN,
-				   "%s ignored: running with elevated privileges (setuid, setgid or file capabilities)",
-				   var);
+			loader_log(
+				host, SYMPROV_LOG_WARN,
+				"%s ignored: running with elevated privileges (setuid, setgid or file capabilities)",
+				var);
 		return NULL;
 	}
 	list = secure_getenv(var);
@@ -162,8 +170,7 @@ static int slot_fail(struct symprov_slot *slot, const char *fmt, ...)
 }
 
 /* Bare names come from the host's provider directory first. */
-static char *slot_resolve(const struct symprov_loader *loader,
-			  const char *spec)
+static char *slot_resolve(const struct symprov_loader *loader, const char *spec)
 {
 	char *path;
 
@@ -182,7 +189,8 @@ static int slot_check(struct symprov_slot *slot,
 		      const struct symprov_provider *p)
 {
 	if (!p)
-		return slot_fail(slot, "%s() returned NULL", SYMPROV_ENTRY_SYMBOL);
+		return slot_fail(slot, "%s() returned NULL",
+				 SYMPROV_ENTRY_SYMBOL);
 	if (p->size < offsetof(struct symprov_provider, reserved0))
 		return slot_fail(slot, "provider struct size %u is too small",
 				 p->size);
@@ -197,9 +205,10 @@ static int slot_check(struct symprov_slot *slot,
 		return slot_fail(slot, "provider struct size %u is not valid",
 				 p->size);
 	if (symprov_copy_struct(&slot->prov, sizeof(slot->prov), p, p->size))
-		return slot_fail(slot,
-				 "provider struct has fields this host does not know (size %u)",
-				 p->size);
+		return slot_fail(
+			slot,
+			"provider struct has fields this host does not know (size %u)",
+			p->size);
 	if (!slot->prov.find)
 		return slot_fail(slot, "provider has no find() function");
 	return 0;
@@ -232,7 +241,8 @@ static int slot_load(struct symprov_slot *slot)
 	slot->info.path = slot->path;
 
 	/* RTLD_LOCAL: two providers may use the same symbol names. */
-	slot->handle = dlopen(slot->path, RTLD_NOW | RTLD_LOCAL);
+	slot->handle = dlopen(slot->path,
+			      RTLD_NOW | RTLD_LOCAL | SYMPROV_DLOPEN_EXTRA);
 	if (!slot->handle)
 		return slot_fail(slot, "%s", dlerror());
 	if (slot_is_duplicate(slot))
@@ -283,8 +293,9 @@ static void loader_add_entry(const char *entry, size_t len, int verdict,
 	/* "a::b", a trailing ':': one warning for the whole list. */
 	if (verdict == SYMPROV_ENTRY_EMPTY) {
 		if (!loader->warned_empty)
-			loader_log(&loader->host, SYMPROV_LOG_WARN,
-				   "symbol provider list has empty entries, ignored");
+			loader_log(
+				&loader->host, SYMPROV_LOG_WARN,
+				"symbol provider list has empty entries, ignored");
 		loader->warned_empty = true;
 		return;
 	}
@@ -318,9 +329,9 @@ static void count_entry(const char *entry, size_t len, int verdict, void *arg)
 	++*(size_t *)arg;
 }
 
-struct symprov_loader *symprov_loader_new(const char *list,
-					  const char *provider_dir,
-					  const struct symprov_loader_host *host)
+struct symprov_loader *
+symprov_loader_new(const char *list, const char *provider_dir,
+		   const struct symprov_loader_host *host)
 {
 	struct symprov_loader *loader = calloc(1, sizeof(*loader));
 	size_t nr = 0;
@@ -422,9 +433,10 @@ static int slot_find(struct symprov_slot *slot,
 	switch (status) {
 	case SYMPROV_FOUND:
 		if (!res.path || !*res.path) {
-			loader_log(host, SYMPROV_LOG_WARN,
-				   "symbol provider '%s' returned found without a path",
-				   slot->info.name);
+			loader_log(
+				host, SYMPROV_LOG_WARN,
+				"symbol provider '%s' returned found without a path",
+				slot->info.name);
 			status = SYMPROV_UNAVAILABLE;
 		} else if (access(res.path, R_OK)) {
 			loader_log(host, SYMPROV_LOG_WARN,

@@ -19,9 +19,9 @@
 
 /* What the host program gives the loader. */
 struct symprov_loader_host {
-	const char *name;	/* "perf", "symprov" */
-	uint32_t flags;		/* SYMPROV_HOST_* */
-	void *data;		/* first argument of the callbacks */
+	const char *name; /* "perf", "symprov" */
+	uint32_t flags; /* SYMPROV_HOST_* */
+	void *data; /* first argument of the callbacks */
 	/*
 	 * One formatted line, no trailing newline.  @provider is the name
 	 * of the provider that logs it, NULL for the loader's own lines.
@@ -38,9 +38,9 @@ struct symprov_loader_host {
 
 /* One entry of the list, loaded or not: what "symprov list" shows. */
 struct symprov_entry_info {
-	const char *spec;	/* the entry as written in the list */
-	const char *path;	/* what was dlopen()ed, NULL if not found */
-	const char *error;	/* why it did not load; NULL if it did */
+	const char *spec; /* the entry as written in the list */
+	const char *path; /* what was dlopen()ed, NULL if not found */
+	const char *error; /* why it did not load; NULL if it did */
 	/* of a loaded provider, else NULL/0: */
 	const char *name;
 	const char *version;
@@ -60,8 +60,9 @@ struct symprov_loader;
 const char *symprov_list_from_env(const char *var,
 				  const struct symprov_loader_host *host);
 /* The same, with the AT_SECURE decision given: for tests. */
-const char *symprov_list_from_env_secure(const char *var, bool secure,
-					 const struct symprov_loader_host *host);
+const char *
+symprov_list_from_env_secure(const char *var, bool secure,
+			     const struct symprov_loader_host *host);
 
 /*
  * Load every provider of @list, in order.  Each entry with a '/' is a
@@ -71,9 +72,9 @@ const char *symprov_list_from_env_secure(const char *var, bool secure,
  * @list NULL or empty gives a loader with no providers, which loads and
  * asks nothing.  @host is copied.
  */
-struct symprov_loader *symprov_loader_new(const char *list,
-					  const char *provider_dir,
-					  const struct symprov_loader_host *host);
+struct symprov_loader *
+symprov_loader_new(const char *list, const char *provider_dir,
+		   const struct symprov_loader_host *host);
 void symprov_loader_delete(struct symprov_loader *loader);
 
 /* Number of list entries, loaded or not, and each one's description. */

@@ -58,9 +58,16 @@ check-unit: $(TEST_DEPS)
 check-integration: $(TEST_DEPS)
 	@$(PYTHON) tests/integration/test_debuginfod.py --build $(B)
 
-check: check-unit check-integration
+# The tests of one build ($(B)).
+test: check-unit check-integration
 
-.PHONY: check check-unit check-integration
+# Everything: the plain build, then the same tests under ASan+UBSan.
+check: test
+ifneq ($(SAN),1)
+	$(MAKE) SAN=1 test
+endif
+
+.PHONY: check test check-unit check-integration
 
 $(call obj,tests/unit/test_memo.c tests/unit/test_verify.c): \
 	ALL_CPPFLAGS += -Iprovider/debuginfod

@@ -29,7 +29,7 @@ enum symprov_exit {
 
 struct cli {
 	int verbose;
-	bool progress_shown;	/* a progress line is on stderr */
+	bool progress_shown; /* a progress line is on stderr */
 	bool tty;
 };
 
@@ -38,7 +38,9 @@ static const char usage_text[] =
 	"                         [--no-debuginfod] [--no-cache] BUILD_ID\n"
 	"       symprov [-v] list [--providers LIST]\n"
 	"\n"
-	"LIST is a '" ":" "'-separated list of providers (default: $" SYMPROV_LIST_ENV ").\n"
+	"LIST is a '"
+	":"
+	"'-separated list of providers (default: $" SYMPROV_LIST_ENV ").\n"
 	"find exits 0 (found, path on stdout), 1 (bad input), 2 (not found),\n"
 	"3 (no provider enabled), 4 (unavailable: network or server), 5 (cancelled).\n";
 
@@ -58,8 +60,8 @@ static void cli_log(void *data, int level, const char *provider,
 	if (level > SYMPROV_LOG_WARN + cli->verbose)
 		return;
 	cli_end_progress(cli);
-	fprintf(stderr, "symprov: %s%s%s\n", provider ?: "", provider ? ": " : "",
-		msg);
+	fprintf(stderr, "symprov: %s%s%s\n", provider ?: "",
+		provider ? ": " : "", msg);
 }
 
 /* A progress line on stderr, only when a person can see it. */
@@ -192,8 +194,9 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 			flags |= SYMPROV_HOST_NO_BUILDID_CACHE;
 			break;
 		default:
-			return cli_usage_error("find: unknown or incomplete option '%s'",
-					       argv[optind - 1]);
+			return cli_usage_error(
+				"find: unknown or incomplete option '%s'",
+				argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
@@ -209,7 +212,8 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 	if (!loader)
 		return EXIT_UNAVAILABLE;
 	if (!symprov_loader_nr_providers(loader)) {
-		fprintf(stderr, "symprov: no symbol provider loaded (set %s or --providers)\n",
+		fprintf(stderr,
+			"symprov: no symbol provider loaded (set %s or --providers)\n",
 			SYMPROV_LIST_ENV);
 		symprov_loader_delete(loader);
 		return EXIT_DISABLED;
@@ -243,8 +247,9 @@ static int cmd_list(struct cli *cli, int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "+p:", opts, NULL)) != -1) {
 		if (c != 'p')
-			return cli_usage_error("list: unknown or incomplete option '%s'",
-					       argv[optind - 1]);
+			return cli_usage_error(
+				"list: unknown or incomplete option '%s'",
+				argv[optind - 1]);
 		list = optarg;
 	}
 	if (optind != argc)
@@ -265,8 +270,8 @@ static int cmd_list(struct cli *cli, int argc, char **argv)
 			printf("%s\tnot loaded: %s\n", e->spec, e->error);
 		else
 			printf("%s\t%s\tABI %u.%u\t%s\t%s\n", e->name,
-			       e->version, e->abi_major, e->abi_minor,
-			       e->path, e->description);
+			       e->version, e->abi_major, e->abi_minor, e->path,
+			       e->description);
 	}
 	symprov_loader_delete(loader);
 	return 0;
@@ -283,7 +288,7 @@ int main(int argc, char **argv)
 	const char *cmd;
 	int c;
 
-	opterr = 0;	/* one error line, ours */
+	opterr = 0; /* one error line, ours */
 	while ((c = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
@@ -305,7 +310,7 @@ int main(int argc, char **argv)
 	/* Sub-command options are parsed from argv[optind] on. */
 	argc -= optind;
 	argv += optind;
-	optind = 0;	/* glibc: start over */
+	optind = 0; /* glibc: start over */
 	if (!strcmp(cmd, "find"))
 		return cmd_find(&cli, argc, argv);
 	if (!strcmp(cmd, "list"))

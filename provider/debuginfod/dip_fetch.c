@@ -18,9 +18,9 @@
 #include "symprov_buildid.h"
 
 #define dip_log(host, level, ...)                                      \
-	do {                                                            \
-		if ((host)->log)                                        \
-			(host)->log((host)->data, level, __VA_ARGS__);  \
+	do {                                                           \
+		if ((host)->log)                                       \
+			(host)->log((host)->data, level, __VA_ARGS__); \
 	} while (0)
 
 int dip_client_pool_init(struct dip_client_pool *pool)
@@ -104,7 +104,7 @@ static int dip_status_of(int rc)
 	switch (rc) {
 	case -ENOENT:
 		return SYMPROV_NOT_FOUND;
-	case -ENOSYS:	/* no server configured */
+	case -ENOSYS: /* no server configured */
 		return SYMPROV_DISABLED;
 	default:
 		return SYMPROV_UNAVAILABLE;

@@ -89,8 +89,7 @@ void dip_memo_fini(struct dip_memo *memo)
 }
 
 /* A known answer for @e, or false to fetch it again. */
-static bool dip_memo_answer(struct dip_memo_entry *e, int *status,
-			    char **path)
+static bool dip_memo_answer(struct dip_memo_entry *e, int *status, char **path)
 {
 	if (e->status != SYMPROV_FOUND) {
 		*status = e->status;

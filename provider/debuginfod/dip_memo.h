@@ -30,9 +30,9 @@ struct dip_memo {
 };
 
 enum dip_memo_verdict {
-	DIP_MEMO_LEADER,	/* nobody knows: fetch it, then dip_memo_end() */
-	DIP_MEMO_ANSWER,	/* *status and *path hold a known answer */
-	DIP_MEMO_GAVE_UP,	/* @wait_cb asked to stop waiting */
+	DIP_MEMO_LEADER, /* nobody knows: fetch it, then dip_memo_end() */
+	DIP_MEMO_ANSWER, /* *status and *path hold a known answer */
+	DIP_MEMO_GAVE_UP, /* @wait_cb asked to stop waiting */
 };
 
 int dip_memo_init(struct dip_memo *memo);

@@ -22,11 +22,10 @@ struct dip_state {
 	struct dip_memo memo;
 };
 
-#define dip_log(st, level, ...)                                         \
-	do {                                                             \
-		if ((st)->host->log)                                     \
-			(st)->host->log((st)->host->data, level,         \
-					__VA_ARGS__);                    \
+#define dip_log(st, level, ...)                                                \
+	do {                                                                   \
+		if ((st)->host->log)                                           \
+			(st)->host->log((st)->host->data, level, __VA_ARGS__); \
 	} while (0)
 
 static int dip_init(const struct symprov_host *host, void **data)
@@ -124,8 +123,8 @@ static int dip_fetch_kind(struct dip_state *st,
 	int status = SYMPROV_NOT_FOUND;
 
 	for (i = 0; i < n; i++) {
-		int s = dip_fetch(&st->pool, st->host, req, host_req,
-				  types[i], path, err);
+		int s = dip_fetch(&st->pool, st->host, req, host_req, types[i],
+				  path, err);
 
 		if (s == SYMPROV_UNAVAILABLE) {
 			status = s;

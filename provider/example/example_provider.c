@@ -16,11 +16,13 @@ static int ex_init(const struct symprov_host *h, void **state)
 	return 0;
 }
 
-static int ex_find(void *state __attribute__((unused)), const struct symprov_request *req,
+static int ex_find(void *state __attribute__((unused)),
+		   const struct symprov_request *req,
 		   struct symprov_result *res)
 {
-	const char *dir = host->config ? host->config(host->data,
-				"symprov.example.dir") : NULL;
+	const char *dir =
+		host->config ? host->config(host->data, "symprov.example.dir") :
+			       NULL;
 	char *path;
 	int n, i;
 
@@ -28,7 +30,7 @@ static int ex_find(void *state __attribute__((unused)), const struct symprov_req
 	if (!dir || req->kind != SYMPROV_KIND_KERNEL)
 		return SYMPROV_DISABLED;
 	n = snprintf(NULL, 0, "%s/", dir) + 2 * req->build_id_len + 9;
-	path = malloc(n);	/* the host frees it */
+	path = malloc(n); /* the host frees it */
 	if (!path)
 		return SYMPROV_UNAVAILABLE;
 	n = sprintf(path, "%s/", dir);

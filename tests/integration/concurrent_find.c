@@ -56,7 +56,8 @@ int main(int argc, char **argv)
 	int i, n, len, ret = 0;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: concurrent_find PROVIDERS NR_THREADS BUILD_ID\n");
+		fprintf(stderr,
+			"usage: concurrent_find PROVIDERS NR_THREADS BUILD_ID\n");
 		return 1;
 	}
 	n = atoi(argv[2]);
@@ -73,7 +74,8 @@ int main(int argc, char **argv)
 
 	pthread_barrier_init(&start, NULL, (unsigned int)n);
 	for (i = 0; i < n; i++) {
-		askers[i] = (struct asker){ .loader = loader, .req = &req,
+		askers[i] = (struct asker){ .loader = loader,
+					    .req = &req,
 					    .start = &start };
 		pthread_create(&askers[i].tid, NULL, ask, &askers[i]);
 	}

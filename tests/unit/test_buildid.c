@@ -28,14 +28,16 @@ static void test_bad_input(void **state)
 	check_bad("zz", "not a hex digit");
 	check_bad("0x12", "not a hex digit");
 	check_bad("12 34", "odd number");
-	check_bad("1234567890123456789012345678901234567890123456789012345678901234ab",
-		  "too long");
+	check_bad(
+		"1234567890123456789012345678901234567890123456789012345678901234ab",
+		"too long");
 }
 
 static void test_round_trip(void **state)
 {
 	static const char *const good[] = {
-		"ab", "0123456789abcdef0123456789abcdef01234567",
+		"ab",
+		"0123456789abcdef0123456789abcdef01234567",
 		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
 	};
 	unsigned char out[SYMPROV_BUILD_ID_MAX];

@@ -35,8 +35,7 @@ static struct test_host th;
 static const char *tp_dir;
 static char tp_path_buf[PATH_MAX];
 
-static void th_log(void *data, int level, const char *provider,
-		   const char *msg)
+static void th_log(void *data, int level, const char *provider, const char *msg)
 {
 	struct test_host *h = data;
 	char *line;
@@ -217,7 +216,7 @@ static void check_bad_entry(const char *spec, const char *reason)
 	char *path = NULL;
 
 	memset(&th, 0, sizeof(th));
-	snprintf(entry, sizeof(entry), "%s", spec);	/* tp() reuses its buffer */
+	snprintf(entry, sizeof(entry), "%s", spec); /* tp() reuses its buffer */
 	snprintf(list, sizeof(list), "%s:%s", entry, tp("a"));
 	set_config("test.a.status", "0");
 	set_config("test.a.path", "/dev/null");
@@ -276,8 +275,7 @@ static void test_bad_entries(void **state)
 /* A newer provider whose extra fields are zero is fine. */
 static void test_newer_zero_tail(void **state)
 {
-	struct symprov_loader *l =
-		symprov_loader_new(tp("newer"), NULL, &host);
+	struct symprov_loader *l = symprov_loader_new(tp("newer"), NULL, &host);
 
 	(void)state;
 	assert_int_equal(symprov_loader_nr_providers(l), 1);
@@ -497,11 +495,13 @@ static void test_at_secure(void **state)
 {
 	(void)state;
 	setenv("TEST_PROVIDERS", "libtp_a.so", 1);
-	assert_null(symprov_list_from_env_secure("TEST_PROVIDERS", true,
-						 &host));
-	assert_int_equal(count_lines(SYMPROV_LOG_WARN,
-				     "TEST_PROVIDERS ignored: running with elevated privileges"),
-			 1);
+	assert_null(
+		symprov_list_from_env_secure("TEST_PROVIDERS", true, &host));
+	assert_int_equal(
+		count_lines(
+			SYMPROV_LOG_WARN,
+			"TEST_PROVIDERS ignored: running with elevated privileges"),
+		1);
 	assert_string_equal(symprov_list_from_env_secure("TEST_PROVIDERS",
 							 false, &host),
 			    "libtp_a.so");
@@ -509,8 +509,8 @@ static void test_at_secure(void **state)
 	assert_string_equal(symprov_list_from_env("TEST_PROVIDERS", &host),
 			    "libtp_a.so");
 	setenv("TEST_PROVIDERS", "", 1);
-	assert_null(symprov_list_from_env_secure("TEST_PROVIDERS", true,
-						 &host));
+	assert_null(
+		symprov_list_from_env_secure("TEST_PROVIDERS", true, &host));
 	assert_null(symprov_list_from_env("TEST_PROVIDERS", &host));
 	unsetenv("TEST_PROVIDERS");
 	assert_null(symprov_list_from_env("TEST_PROVIDERS", &host));
@@ -520,25 +520,40 @@ static void test_at_secure(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_empty_list, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_good_provider_loads, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bare_name_in_dir, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_entries, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_newer_zero_tail, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_duplicate, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_list_oddities, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_order_first_found_wins, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pass_through_statuses, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_overall_status, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_result_rules, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_progress_skip_and_stop, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_invalid_request, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_at_secure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_list, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_good_provider_loads, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bare_name_in_dir, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bad_entries, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_newer_zero_tail, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_duplicate, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_list_oddities, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_order_first_found_wins,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pass_through_statuses,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_overall_status, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_result_rules, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_progress_skip_and_stop,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_invalid_request, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_at_secure, setup,
+						teardown),
 	};
 
 	tp_dir = getenv("SYMPROV_TEST_PROVIDERS");
 	if (!tp_dir) {
-		fprintf(stderr, "test_loader: SYMPROV_TEST_PROVIDERS is not set\n");
+		fprintf(stderr,
+			"test_loader: SYMPROV_TEST_PROVIDERS is not set\n");
 		return 1;
 	}
 	return cmocka_run_group_tests_name("loader", tests, NULL, NULL);

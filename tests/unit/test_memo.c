@@ -126,7 +126,7 @@ struct racer {
 	int status;
 	char *path;
 	int *fetches;
-	int leader_status;	/* what a leader answers */
+	int leader_status; /* what a leader answers */
 };
 
 static pthread_mutex_t fetch_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -141,7 +141,7 @@ static void *race(void *arg)
 		pthread_mutex_lock(&fetch_lock);
 		++*r->fetches;
 		pthread_mutex_unlock(&fetch_lock);
-		usleep(200 * 1000);	/* a download */
+		usleep(200 * 1000); /* a download */
 		r->status = r->leader_status;
 		dip_memo_end(&memo, &r->key, r->status,
 			     r->status == SYMPROV_FOUND ? "/dev/null" : NULL);
@@ -220,13 +220,20 @@ static void test_waiter_gives_up(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_answers_remembered, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_keys_distinct, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cancel_not_remembered, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_found_checked, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_single_flight, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cancelled_leader_hands_over, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_waiter_gives_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_answers_remembered, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_keys_distinct, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_cancel_not_remembered,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_found_checked, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_single_flight, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_cancelled_leader_hands_over, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_waiter_gives_up, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests_name("memo", tests, NULL, NULL);

@@ -22,7 +22,7 @@ static void test_older_is_zero_extended(void **state)
 	(void)state;
 	/* a peer that only knew the first two fields */
 	old.size = offsetof(struct symprov_request, build_id);
-	old.build_id_len = 7;	/* beyond its size: must not be read */
+	old.build_id_len = 7; /* beyond its size: must not be read */
 	memset(&got, 0xaa, sizeof(got));
 	assert_int_equal(symprov_copy_struct(&got, sizeof(got), &old, old.size),
 			 0);
@@ -38,8 +38,8 @@ static void test_newer_zero_tail_accepted(void **state)
 	struct symprov_request got;
 
 	(void)state;
-	assert_int_equal(symprov_copy_struct(&got, sizeof(got), &v2, v2.v1.size),
-			 0);
+	assert_int_equal(
+		symprov_copy_struct(&got, sizeof(got), &v2, v2.v1.size), 0);
 	assert_int_equal(got.kind, 3);
 	assert_int_equal(got.size, sizeof(v2));
 }
@@ -51,8 +51,8 @@ static void test_newer_nonzero_tail_refused(void **state)
 	struct symprov_request got;
 
 	(void)state;
-	assert_int_equal(symprov_copy_struct(&got, sizeof(got), &v2, v2.v1.size),
-			 -1);
+	assert_int_equal(
+		symprov_copy_struct(&got, sizeof(got), &v2, v2.v1.size), -1);
 	/* nothing half-copied */
 	assert_int_equal(got.kind, 0);
 }

@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""symprov and libdebuginfodprov.so against a real debuginfod.
+
+The server is started on 127.0.0.1 on a free port and serves ELF files
+this test links with chosen build IDs.  What the provider did on the wire
+is read from the server's own request counters (/metrics).
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
+
+from debuginfod_server import DebuginfodServer, free_port  # noqa: E402
+from elf_fixtures import make_elf, read_build_id  # noqa: E402
+from fault_server import FaultServer  # noqa: E402
+
+BUILD = 'build'
+TIMEOUT = 120
+
+# Build IDs of the fixtures: with DWARF, without DWARF, absent.
+BID_DEBUG = '5e1f0000000000000000000000000000000000d1'
+BID_EXEC = '5e1f0000000000000000000000000000000000e1'
+BID_MISSING = '5e1f00000000000000000000000000000000dead'
+BID_OTHER = '5e1f0000000000000000000000000000000000f1'
+
+
+def symprov():
+    return os.path.join(BUILD, 'bin', 'symprov')
+
+
+class ProviderTest(unittest.TestCase):
+    server = None
+    tmp = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix='symprov-it-')
+        srv = os.path.join(cls.tmp, 'srv')
+        os.mkdir(srv)
+        make_elf(os.path.join(srv, 'debug.elf'), BID_DEBUG, debuginfo=True)
+        make_elf(os.path.join(srv, 'exec.elf'), BID_EXEC, debuginfo=False,
+                 seed=1)
+        cls.server = DebuginfodServer(srv, expect_files=2,
+                                      log=os.path.join(cls.tmp, 'd.log'))
+        cls.server.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.server:
+            cls.server.stop()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def setUp(self):
+        self.home = tempfile.mkdtemp(dir=self.tmp, prefix='home-')
+        self.cache = os.path.join(self.home, 'cache')
+
+    def env(self, urls=None, **extra):
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith('DEBUGINFOD_') and
+               k not in ('PERF_SYMBOL_PROVIDERS', 'XDG_CACHE_HOME')}
+        env['HOME'] = self.home
+        env['DEBUGINFOD_CACHE_PATH'] = self.cache
+        env['DEBUGINFOD_URLS'] = self.server.url if urls is None else urls
+        env.update(extra)
+        return env
+
+    def find(self, *args, env=None, providers='libdebuginfodprov.so'):
+        cmd = [symprov(), 'find']
+        if providers is not None:
+            cmd += ['--providers', providers]
+        cmd += list(args)
+        return subprocess.run(cmd, env=env or self.env(), text=True,
+                              capture_output=True, timeout=TIMEOUT)
+
+    def assert_one_line_error(self, res, rc, *words):
+        self.assertEqual(res.returncode, rc, res.stderr)
+        self.assertEqual(res.stdout, '')
+        lines = res.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, res.stderr)
+        for w in words:
+            self.assertIn(w, lines[0])
+
+    def test_found_debuginfo(self):
+        before = self.server.responses(200, 'debuginfo')
+        res = self.find(BID_DEBUG)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        path = res.stdout.strip()
+        self.assertTrue(path.startswith(self.cache), path)
+        self.assertEqual(read_build_id(path), BID_DEBUG)
+        self.assertEqual(self.server.responses(200, 'debuginfo'), before + 1)
+        # served from the client cache the second time
+        requests = self.server.requests()
+        res = self.find(BID_DEBUG)
+        self.assertEqual(res.stdout.strip(), path)
+        self.assertEqual(self.server.requests(), requests)
+
+    def test_kernel_falls_back_to_executable(self):
+        miss = self.server.responses(404, 'debuginfo')
+        res = self.find(BID_EXEC)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(read_build_id(res.stdout.strip()), BID_EXEC)
+        # debuginfo asked first, then executable
+        self.assertEqual(self.server.responses(404, 'debuginfo'), miss + 1)
+
+    def test_kinds(self):
+        res = self.find('--kind', 'executable', BID_DEBUG)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertTrue(res.stdout.strip().endswith('/executable'))
+        res = self.find('--kind', 'debuginfo', BID_EXEC)
+        self.assertEqual(res.returncode, 2, res.stderr)
+
+    def test_miss_asked_once_for_two_processes(self):
+        before = self.server.responses(404, 'debuginfo')
+        before_exec = self.server.responses(404, 'executable')
+        for _ in range(2):
+            res = self.find(BID_MISSING)
+            self.assertEqual(res.returncode, 2, res.stderr)
+            self.assertEqual(res.stdout, '')
+            self.assertIn('not found', res.stderr)
+        self.assertEqual(self.server.responses(404, 'debuginfo'), before + 1)
+        self.assertEqual(self.server.responses(404, 'executable'),
+                         before_exec + 1)
+
+    def check_no_request(self, rc, *args, env=None,
+                         providers='libdebuginfodprov.so'):
+        before = self.server.requests()
+        res = self.find(*args, BID_DEBUG, env=env, providers=providers)
+        self.assertEqual(res.returncode, rc, res.stderr)
+        self.assertEqual(res.stdout, '')
+        self.assertEqual(self.server.requests(), before)
+        self.assertFalse(os.path.exists(os.path.join(self.cache, BID_DEBUG)))
+
+    def test_opt_outs_make_no_request(self):
+        self.check_no_request(3, '--no-debuginfod')
+        self.check_no_request(3, '--no-cache')
+        self.check_no_request(3, env=self.env(urls=''))
+        env = self.env()
+        del env['DEBUGINFOD_URLS']
+        self.check_no_request(3, env=env)
+
+    def test_no_provider_configured_makes_no_request(self):
+        self.check_no_request(3, providers=None)
+        self.check_no_request(3, providers='')
+        env = self.env(PERF_SYMBOL_PROVIDERS='')
+        self.check_no_request(3, env=env, providers=None)
+
+    def test_environment_list(self):
+        env = self.env(PERF_SYMBOL_PROVIDERS='libdebuginfodprov.so')
+        res = self.find(BID_DEBUG, env=env, providers=None)
+        self.assertEqual(res.returncode, 0, res.stderr)
+
+    def test_wrong_build_id_rejected(self):
+        other = os.path.join(self.home, 'other.elf')
+        make_elf(other, BID_OTHER)
+        with open(other, 'rb') as f:
+            body = f.read()
+        with FaultServer('file', body=body) as fault:
+            res = self.find(BID_MISSING, env=self.env(urls=fault.url))
+            self.assertTrue(fault.hits, 'the fault server was not asked')
+        self.assertEqual(res.returncode, 4, res.stderr)
+        self.assertEqual(res.stdout, '')
+        self.assertIn('build ID differs', res.stderr)
+        # nothing servable is left in the cache
+        d = os.path.join(self.cache, BID_MISSING)
+        left = [f for f in os.listdir(d)
+                if os.path.getsize(os.path.join(d, f))] \
+            if os.path.isdir(d) else []
+        self.assertEqual(left, [])
+
+    def test_not_elf_rejected(self):
+        with FaultServer('not-elf') as fault:
+            res = self.find(BID_MISSING, env=self.env(urls=fault.url))
+            self.assertTrue(fault.hits)
+        self.assertEqual(res.returncode, 4, res.stderr)
+        self.assertIn('not an ELF file', res.stderr)
+
+    def test_good_server_after_bad_ones(self):
+        down = 'http://127.0.0.1:%d' % free_port()  # nobody listens
+        with FaultServer('status', status=503) as fault:
+            res = self.find(BID_DEBUG, env=self.env(
+                urls=' '.join((down, fault.url, self.server.url))))
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(read_build_id(res.stdout.strip()), BID_DEBUG)
+
+    def test_threads_share_one_download(self):
+        bid = BID_DEBUG
+        before = self.server.responses(200, 'debuginfo')
+        driver = os.path.join(BUILD, 'tests', 'concurrent_find')
+        res = subprocess.run(
+            [driver, os.path.join(BUILD, 'lib', 'libdebuginfodprov.so'),
+             '8', bid], env=self.env(), text=True, capture_output=True,
+            timeout=TIMEOUT)
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        lines = res.stdout.splitlines()
+        self.assertEqual(len(lines), 8)
+        self.assertEqual(len(set(lines)), 1, lines)
+        self.assertEqual(self.server.responses(200, 'debuginfo'), before + 1)
+
+    def test_bad_input(self):
+        for bid, why in (('abc', 'odd number'), ('zz', 'not a hex digit'),
+                         ('', 'too short'), ('ab' * 33, 'too long')):
+            before = self.server.requests()
+            res = self.find(bid)
+            self.assert_one_line_error(res, 1, 'build ID', why)
+            self.assertEqual(self.server.requests(), before)
+        res = self.find('--bogus', BID_DEBUG)
+        self.assert_one_line_error(res, 1, '--bogus')
+        res = self.find('--kind', 'firmware', BID_DEBUG)
+        self.assert_one_line_error(res, 1, 'firmware')
+        res = subprocess.run([symprov(), 'frobnicate'], text=True,
+                             capture_output=True, timeout=TIMEOUT)
+        self.assert_one_line_error(res, 1, 'frobnicate')
+
+    def test_broken_entry_before_good_one(self):
+        res = self.find(BID_DEBUG,
+                        providers='/nonexistent/libx.so:libdebuginfodprov.so')
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(len(res.stderr.strip().splitlines()), 1,
+                         res.stderr)
+        self.assertIn('/nonexistent/libx.so', res.stderr)
+
+    def test_list(self):
+        res = subprocess.run(
+            [symprov(), 'list', '--providers',
+             'libdebuginfodprov.so:libnothere.so:libexampleprov.so'],
+            text=True, capture_output=True, timeout=TIMEOUT)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        lines = res.stdout.splitlines()
+        self.assertEqual(len(lines), 3, res.stdout)
+        self.assertRegex(lines[0], r'^debuginfod\t\S+\tABI 1\.0\t\S+'
+                         r'libdebuginfodprov\.so\t')
+        self.assertRegex(lines[1], r'^libnothere\.so\tnot loaded: .*No such')
+        self.assertRegex(lines[2], r'^example\t1\.0\tABI 1\.0\t')
+
+    def test_example_provider(self):
+        d = os.path.join(self.home, 'vmlinuxes', BID_OTHER)
+        os.makedirs(d)
+        make_elf(os.path.join(d, 'vmlinux'), BID_OTHER)
+        env = self.env(SYMPROV_EXAMPLE_DIR=os.path.join(self.home,
+                                                        'vmlinuxes'))
+        res = self.find(BID_OTHER, env=env, providers='libexampleprov.so')
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(res.stdout.strip(), os.path.join(d, 'vmlinux'))
+        res = self.find(BID_MISSING, env=env, providers='libexampleprov.so')
+        self.assertEqual(res.returncode, 2, res.stderr)
+
+
+def main():
+    global BUILD
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--build', default='build')
+    ap.add_argument('tests', nargs='*')
+    args = ap.parse_args()
+    BUILD = os.path.abspath(args.build)
+    if shutil.which('debuginfod') is None:
+        print('integration: debuginfod is not installed '
+              '(Debian package debuginfod): cannot run')
+        print('integration: 0 passed, 1 failed')
+        return 1
+    loader = unittest.TestLoader()
+    suite = (loader.loadTestsFromNames(args.tests, sys.modules[__name__])
+             if args.tests else loader.loadTestsFromModule(
+                 sys.modules[__name__]))
+    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    failed = len(result.failures) + len(result.errors)
+    print('integration: %d passed, %d failed, %d skipped' % (
+        result.testsRun - failed - len(result.skipped), failed,
+        len(result.skipped)))
+    return 0 if failed == 0 and not result.skipped else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
