@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,15 @@ enum symprov_exit {
 	EXIT_CANCELLED = 5,
 };
 
+/* Ctrl-C cancels a fetch cleanly; a second one kills as usual. */
+static volatile sig_atomic_t cli_interrupted;
+
+static void cli_on_sigint(int sig)
+{
+	(void)sig;
+	cli_interrupted = 1;
+}
+
 struct cli {
 	int verbose;
 	bool progress_shown; /* a progress line is on stderr */
@@ -42,7 +52,7 @@ static const char usage_text[] =
 	":"
 	"'-separated list of providers (default: $" SYMPROV_LIST_ENV ").\n"
 	"find exits 0 (found, path on stdout), 1 (bad input), 2 (not found),\n"
-	"3 (no provider enabled), 4 (unavailable: network or server), 5 (cancelled).\n";
+	"3 (no provider enabled), 4 (unavailable: network or server), 5 (cancelled: Ctrl-C).\n";
 
 static void cli_end_progress(struct cli *cli)
 {
@@ -72,16 +82,18 @@ static int cli_progress(void *data, const char *provider,
 	struct cli *cli = data;
 	char hex[SYMPROV_BUILD_ID_HEX_MAX];
 
+	if (cli_interrupted)
+		return SYMPROV_PROGRESS_STOP;
 	if (!cli->tty)
 		return SYMPROV_PROGRESS_CONTINUE;
 	symprov_build_id_hex(req->build_id, req->build_id_len, hex);
+	/* Until a server answers there is no size to show. */
 	if (total)
 		fprintf(stderr, "\r%s: fetching %s: %llu/%llu KiB ", provider,
 			hex, (unsigned long long)done >> 10,
 			(unsigned long long)total >> 10);
 	else
-		fprintf(stderr, "\r%s: fetching %s: %llu KiB ", provider, hex,
-			(unsigned long long)done >> 10);
+		fprintf(stderr, "\r%s: fetching %s... ", provider, hex);
 	cli->progress_shown = true;
 	return SYMPROV_PROGRESS_CONTINUE;
 }
@@ -221,6 +233,10 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 	req.kind = (uint32_t)kind;
 	req.build_id = build_id;
 	req.build_id_len = (uint32_t)len;
+	sigaction(SIGINT,
+		  &(struct sigaction){ .sa_handler = cli_on_sigint,
+				       .sa_flags = SA_RESETHAND },
+		  NULL);
 	status = symprov_loader_find(loader, &req, &path);
 	cli_end_progress(cli);
 	if (status == SYMPROV_FOUND) {

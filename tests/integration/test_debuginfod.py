@@ -9,9 +9,11 @@ is read from the server's own request counters (/metrics).
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -188,6 +190,35 @@ class ProviderTest(unittest.TestCase):
                 urls=' '.join((down, fault.url, self.server.url))))
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertEqual(read_build_id(res.stdout.strip()), BID_DEBUG)
+
+    def test_cancel_is_not_remembered_as_a_miss(self):
+        cmd = [symprov(), 'find', '--providers', 'libdebuginfodprov.so',
+               BID_DEBUG]
+        with FaultServer('hang', hang_s=60) as fault:
+            proc = subprocess.Popen(cmd, env=self.env(urls=fault.url),
+                                    stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True)
+            try:
+                deadline = time.monotonic() + 10
+                while not fault.hits and proc.poll() is None and \
+                        time.monotonic() < deadline:
+                    time.sleep(0.05)
+                self.assertTrue(fault.hits, 'symprov never asked')
+                proc.send_signal(signal.SIGINT)
+                # libdebuginfod polls the progress callback every second
+                out, err = proc.communicate(timeout=10)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.communicate()
+        self.assertEqual(proc.returncode, 5, err)
+        self.assertEqual(out, '')
+        self.assertIn('cancelled', err)
+        # libdebuginfod 0.188 cached the cancel as a miss: it must be gone
+        self.assertFalse(os.path.exists(
+            os.path.join(self.cache, BID_DEBUG, 'debuginfo')))
+        res = self.find(BID_DEBUG)
+        self.assertEqual(res.returncode, 0, res.stderr)
 
     def test_threads_share_one_download(self):
         bid = BID_DEBUG
