@@ -19,11 +19,16 @@ WARNINGS += -Werror
 endif
 
 # SAN=1: the same build and tests under AddressSanitizer and UBSan, apart.
+# TSAN=1: ThreadSanitizer, for the concurrency tests.
 ifeq ($(SAN),1)
 B ?= build/san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	    -fno-sanitize-recover=undefined
-CPPFLAGS += -DSYMPROV_DLOPEN_EXTRA=RTLD_NODELETE
+CPPFLAGS += -D'SYMPROV_DLOPEN_FLAGS=(RTLD_NOW|RTLD_LOCAL|RTLD_NODELETE)'
+else ifeq ($(TSAN),1)
+B ?= build/tsan
+SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
+CPPFLAGS += -D'SYMPROV_DLOPEN_FLAGS=(RTLD_NOW|RTLD_LOCAL|RTLD_NODELETE)'
 else
 B ?= build
 SANFLAGS :=

@@ -17,14 +17,14 @@ static int hex_digit(char c)
 int symprov_build_id_parse(const char *hex, unsigned char *out,
 			   const char **why)
 {
-	size_t len = strnlen(hex, 2 * SYMPROV_BUILD_ID_MAX + 1);
+	size_t len = strnlen(hex, (size_t)2 * SYMPROV_BUILD_ID_MAX + 1);
 	size_t i;
 
 	if (len < 2) {
 		*why = "too short: a build ID has 2 to 64 hex digits";
 		return -1;
 	}
-	if (len > 2 * SYMPROV_BUILD_ID_MAX) {
+	if (len > (size_t)2 * SYMPROV_BUILD_ID_MAX) {
 		*why = "too long: a build ID has 2 to 64 hex digits";
 		return -1;
 	}

@@ -20,11 +20,12 @@
 #include "symprov_loader.h"
 
 /*
- * Sanitizer builds keep providers mapped after dlclose(), so that leak
- * reports at exit can still name their code.
+ * RTLD_LOCAL: two providers may use the same symbol names.  Sanitizer
+ * builds add RTLD_NODELETE, so that leak reports at exit can still name
+ * the code of a provider.
  */
-#ifndef SYMPROV_DLOPEN_EXTRA
-#define SYMPROV_DLOPEN_EXTRA 0
+#ifndef SYMPROV_DLOPEN_FLAGS
+#define SYMPROV_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
 #endif
 
 /* One entry of the list, loaded or not. */
@@ -233,16 +234,13 @@ static int slot_load(struct symprov_slot *slot)
 {
 	struct symprov_loader *loader = slot->loader;
 	symprov_entry_fn entry;
-	int err;
 
 	slot->path = slot_resolve(loader, slot->spec);
 	if (!slot->path)
 		return slot_fail(slot, "out of memory");
 	slot->info.path = slot->path;
 
-	/* RTLD_LOCAL: two providers may use the same symbol names. */
-	slot->handle = dlopen(slot->path,
-			      RTLD_NOW | RTLD_LOCAL | SYMPROV_DLOPEN_EXTRA);
+	slot->handle = dlopen(slot->path, SYMPROV_DLOPEN_FLAGS);
 	if (!slot->handle)
 		return slot_fail(slot, "%s", dlerror());
 	if (slot_is_duplicate(slot))
@@ -271,7 +269,8 @@ static int slot_load(struct symprov_slot *slot)
 		.progress = slot_progress,
 	};
 	if (slot->prov.init) {
-		err = slot->prov.init(&slot->host, &slot->state);
+		int err = slot->prov.init(&slot->host, &slot->state);
+
 		if (err) {
 			const char *name = slot->info.name;
 

@@ -10,7 +10,8 @@ PACKAGES=(
 	gcc make pkg-config libc6-dev
 	libdebuginfod-dev libdw-dev libelf-dev
 	# tests
-	libcmocka-dev debuginfod binutils python3
+	libcmocka-dev debuginfod binutils python3 valgrind cppcheck
+	clang clang-tidy libclang-rt-14-dev libcap2-bin util-linux
 )
 
 missing=()

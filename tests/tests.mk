@@ -61,13 +61,57 @@ check-integration: $(TEST_DEPS)
 # The tests of one build ($(B)).
 test: check-unit check-integration
 
-# Everything: the plain build, then the same tests under ASan+UBSan.
-check: test
-ifneq ($(SAN),1)
-	$(MAKE) SAN=1 test
-endif
+# The tests with threads, for TSAN=1.
+test-threads: $(TEST_DEPS)
+	@$(PYTHON) tests/run_unit.py $(B) test_memo
+	@$(PYTHON) tests/integration/test_debuginfod.py --build $(B) \
+		ProviderTest.test_threads_share_one_download
 
-.PHONY: check test check-unit check-integration
+check-valgrind: $(TEST_DEPS)
+	@$(PYTHON) tests/run_valgrind.py $(B)
+
+LINT_SRCS := $(wildcard lib/*.c provider/*/*.c tools/*.c)
+
+lint:
+	cppcheck --enable=warning,style,performance,portability --std=c11 \
+		--quiet --error-exitcode=1 --inline-suppr \
+		--suppress=missingIncludeSystem \
+		-Iinclude -Ilib -Iprovider/debuginfod $(LINT_SRCS)
+	clang-tidy --quiet $(LINT_SRCS) tests/fuzz/*.c -- -std=gnu11 \
+		-D_GNU_SOURCE -Iinclude -Ilib -Iprovider/debuginfod
+	@echo "lint: cppcheck and clang-tidy clean"
+
+# Everything: the plain build and its tests, the static checkers,
+# valgrind, a short fuzz run, then the tests again under ASan+UBSan and
+# the threaded ones under TSan.
+check: test lint check-valgrind check-fuzz
+	$(MAKE) SAN=1 test
+	$(MAKE) TSAN=1 test-threads
+
+.PHONY: check test test-threads check-unit check-integration check-valgrind lint
 
 $(call obj,tests/unit/test_memo.c tests/unit/test_verify.c): \
 	ALL_CPPFLAGS += -Iprovider/debuginfod
+
+# libFuzzer targets (clang): a short bounded run in check, longer by
+# `make fuzz` (FUZZ_SECONDS each).
+FUZZ_CC ?= clang
+FUZZ_TARGETS := fuzz_list fuzz_buildid
+FUZZ_BINS := $(patsubst %,build/fuzz/%,$(FUZZ_TARGETS))
+FUZZ_SECONDS ?= 300
+FUZZ_CHECK_SECONDS ?= 15
+
+build/fuzz/fuzz_list: tests/fuzz/fuzz_list.c lib/symprov_list.c
+build/fuzz/fuzz_buildid: tests/fuzz/fuzz_buildid.c lib/symprov_buildid.c
+$(FUZZ_BINS):
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -g -O1 -Iinclude -Ilib -fsanitize=fuzzer,address,undefined \
+		-o $@ $^
+
+check-fuzz: $(FUZZ_BINS)
+	@$(PYTHON) tests/run_fuzz.py $(FUZZ_CHECK_SECONDS) $(FUZZ_BINS)
+
+fuzz: $(FUZZ_BINS)
+	@$(PYTHON) tests/run_fuzz.py $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+.PHONY: check-fuzz fuzz

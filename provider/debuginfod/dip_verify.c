@@ -35,7 +35,7 @@ int dip_verify_build_id(int fd, const unsigned char *build_id, size_t len,
 	found_len = dwelf_elf_gnu_build_id(elf, &found);
 	if (found_len <= 0)
 		*why = "no build ID note";
-	else if ((size_t)found_len != len || memcmp(found, build_id, len))
+	else if ((size_t)found_len != len || memcmp(found, build_id, len) != 0)
 		*why = "build ID differs from the one asked for";
 	else
 		ret = 0;
