@@ -67,6 +67,10 @@ test-threads: $(TEST_DEPS)
 	@$(PYTHON) tests/integration/test_debuginfod.py --build $(B) \
 		ProviderTest.test_threads_share_one_download
 
+# AT_SECURE, for real: a setcap and a setuid copy run as nobody (root).
+check-privilege: all
+	@$(PYTHON) tests/integration/test_privilege.py --build $(B)
+
 check-valgrind: $(TEST_DEPS)
 	@$(PYTHON) tests/run_valgrind.py $(B)
 
@@ -84,11 +88,11 @@ lint:
 # Everything: the plain build and its tests, the static checkers,
 # valgrind, a short fuzz run, then the tests again under ASan+UBSan and
 # the threaded ones under TSan.
-check: test lint check-valgrind check-fuzz
+check: test check-privilege lint check-valgrind check-fuzz
 	$(MAKE) SAN=1 test
 	$(MAKE) TSAN=1 test-threads
 
-.PHONY: check test test-threads check-unit check-integration check-valgrind lint
+.PHONY: check test test-threads check-unit check-integration check-valgrind check-privilege lint
 
 $(call obj,tests/unit/test_memo.c tests/unit/test_verify.c): \
 	ALL_CPPFLAGS += -Iprovider/debuginfod

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "symprov_buildid.h"
@@ -126,8 +127,14 @@ static struct symprov_loader *cli_loader(struct cli *cli, const char *list,
 	struct symprov_loader *loader;
 	char *dir;
 
-	if (!list)
+	if (!list) {
 		list = symprov_list_from_env(SYMPROV_LIST_ENV, &host);
+	} else if (getauxval(AT_SECURE)) {
+		/* An argument loads code as much as the variable does. */
+		cli_log(cli, SYMPROV_LOG_WARN, NULL,
+			"--providers ignored: running with elevated privileges");
+		list = NULL;
+	}
 	dir = cli_provider_dir();
 	loader = symprov_loader_new(list, dir, &host);
 	free(dir);

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Under AT_SECURE the provider list from the environment is ignored.
+
+A copy of symprov is given a file capability (setcap), or made setuid
+root, and run as an unprivileged user: the kernel then sets AT_SECURE, as
+for a perf installed with cap_perfmon.  The same copy without the
+privilege, run by the same user, must load the provider and find the
+file, so that the refusal is the privilege's doing and nothing else's.
+Needs root (setcap, chown, setpriv).
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
+
+from debuginfod_server import DebuginfodServer  # noqa: E402
+from elf_fixtures import make_elf  # noqa: E402
+
+BUILD = 'build'
+BID = '5ecc00000000000000000000000000000000a7a7'
+NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups',
+          '--']
+WARNING = 'PERF_SYMBOL_PROVIDERS ignored: running with elevated privileges'
+
+
+class PrivilegeTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix='symprov-priv-')
+        os.chmod(cls.tmp, 0o755)
+        srv = os.path.join(cls.tmp, 'srv')
+        os.mkdir(srv)
+        make_elf(os.path.join(srv, 'f.elf'), BID)
+        cls.server = DebuginfodServer(srv).start()
+        # bin/ and lib/ side by side, as in the build tree
+        for d in ('bin', 'lib'):
+            os.mkdir(os.path.join(cls.tmp, d))
+        shutil.copy(os.path.join(BUILD, 'lib', 'libdebuginfodprov.so'),
+                    os.path.join(cls.tmp, 'lib'))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def copy_symprov(self, name):
+        path = os.path.join(self.tmp, 'bin', name)
+        shutil.copy(os.path.join(BUILD, 'bin', 'symprov'), path)
+        os.chmod(path, 0o755)
+        return path
+
+    def run_as_nobody(self, exe, *args):
+        home = tempfile.mkdtemp(dir=self.tmp)
+        os.chmod(home, 0o777)
+        env = {'PATH': os.environ.get('PATH', '/usr/bin:/bin'),
+               'HOME': home,
+               'DEBUGINFOD_URLS': self.server.url,
+               'DEBUGINFOD_CACHE_PATH': os.path.join(home, 'cache'),
+               'PERF_SYMBOL_PROVIDERS': 'libdebuginfodprov.so'}
+        # sanitizer runtimes refuse to start in a privileged process
+        for k in ('ASAN_OPTIONS', 'UBSAN_OPTIONS'):
+            if k in os.environ:
+                env[k] = os.environ[k]
+        return subprocess.run(NOBODY + [exe, 'find'] + list(args) + [BID],
+                              env=env, text=True, capture_output=True,
+                              timeout=120)
+
+    def test_unprivileged_copy_loads_providers(self):
+        exe = self.copy_symprov('symprov-plain')
+        res = self.run_as_nobody(exe)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertNotIn(WARNING, res.stderr)
+
+    def check_refused(self, exe):
+        before = self.server.requests()
+        res = self.run_as_nobody(exe)
+        self.assertEqual(res.returncode, 3, res.stderr)
+        self.assertEqual(res.stdout, '')
+        self.assertEqual(res.stderr.count(WARNING), 1, res.stderr)
+        res = self.run_as_nobody(exe, '--providers', 'libdebuginfodprov.so')
+        self.assertEqual(res.returncode, 3, res.stderr)
+        self.assertIn('--providers ignored', res.stderr)
+        self.assertEqual(self.server.requests(), before)
+
+    def test_file_capability(self):
+        exe = self.copy_symprov('symprov-cap')
+        subprocess.run(['setcap', 'cap_perfmon+ep', exe], check=True,
+                       timeout=30)
+        self.check_refused(exe)
+
+    def test_setuid(self):
+        exe = self.copy_symprov('symprov-suid')
+        os.chown(exe, 0, 0)
+        os.chmod(exe, 0o4755)
+        self.check_refused(exe)
+
+
+def main():
+    global BUILD
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--build', default='build')
+    args = ap.parse_args()
+    BUILD = os.path.abspath(args.build)
+    missing = [t for t in ('setcap', 'setpriv', 'debuginfod')
+               if shutil.which(t) is None]
+    if os.geteuid() != 0 or missing:
+        print('privilege: CANNOT RUN: needs root and %s'
+              % (', '.join(missing) or 'setcap/setpriv'), file=sys.stderr)
+        print('privilege: 0 passed, 0 failed, 3 skipped')
+        return 1
+    suite = unittest.TestLoader().loadTestsFromTestCase(PrivilegeTest)
+    result = unittest.TextTestRunner(verbosity=2).run(suite)
+    failed = len(result.failures) + len(result.errors)
+    print('privilege: %d passed, %d failed' % (result.testsRun - failed,
+                                               failed))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
