@@ -74,6 +74,11 @@ $(B)/lib/libexampleprov.so: $(call obj,provider/example/example_provider.c)
 
 include tests/tests.mk
 
+bench: all
+	$(PYTHON) bench/bench_find.py $(B)
+
+.PHONY: bench
+
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 
 clean:
