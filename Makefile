@@ -3,8 +3,11 @@
 # make             build/lib/libdebuginfodprov.so, build/bin/symprov
 # make check       build and run every test (SAN=1: under ASan+UBSan)
 # make perf        a perf 6.12 with perf-glue.patch, build/perf/perf
+# make perf-glue.patch   regenerate the patch from its sources
 # make demo        the end-to-end before/after on this machine
 # make bench       benchmarks
+# make fuzz        the fuzz targets, longer than in check
+# make install     symprov, libdebuginfodprov.so, symprov.h (PREFIX, DESTDIR)
 # make clean
 
 VERSION := 0.1
@@ -74,10 +77,45 @@ $(B)/lib/libexampleprov.so: $(call obj,provider/example/example_provider.c)
 
 include tests/tests.mk
 
+# perf 6.12 with the glue: the patch is generated from the loader perf
+# shares with us and the perf-side sources under perf/.
+PERF_GLUE_SRCS := scripts/gen-perf-glue.sh perf/perf-hunks.patch \
+	perf/util/symprov.c perf/util/symprov.h perf/util/symprov/Build \
+	include/symprov.h lib/symprov_loader.c lib/symprov_loader.h \
+	lib/symprov_list.c lib/symprov_list.h
+
+perf-glue.patch: $(PERF_GLUE_SRCS)
+	bash scripts/gen-perf-glue.sh -o $@
+
+# Builds the committed patch; check-perf-glue says when it is stale.
+perf:
+	bash scripts/build-perf.sh
+
+check-perf-glue:
+	@bash scripts/gen-perf-glue.sh --check && echo "perf-glue.patch is up to date"
+
+demo: all
+	bash scripts/demo.sh
+
+# perf report on a profile of a kernel that is not installed (root).
+check-e2e: all perf
+	@$(PYTHON) tests/e2e/run_e2e.py
+
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+
+# symprov finds bare provider names in ../lib beside its bin/.
+install: all
+	install -D -m 755 $(B)/bin/symprov $(DESTDIR)$(PREFIX)/bin/symprov
+	install -D -m 644 $(B)/lib/libdebuginfodprov.so \
+		$(DESTDIR)$(LIBDIR)/libdebuginfodprov.so
+	install -D -m 644 include/symprov.h \
+		$(DESTDIR)$(PREFIX)/include/symprov.h
+
 bench: all
 	$(PYTHON) bench/bench_find.py $(B)
 
-.PHONY: bench
+.PHONY: bench perf check-perf-glue check-e2e demo install
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 

@@ -12,6 +12,8 @@ PACKAGES=(
 	# tests
 	libcmocka-dev debuginfod binutils python3 valgrind cppcheck
 	clang clang-tidy libclang-rt-14-dev libcap2-bin util-linux time
+	# perf-glue.patch and its check (build-perf.sh adds perf's own)
+	linux-source-6.12 xz-utils patch
 )
 
 missing=()

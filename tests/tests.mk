@@ -86,11 +86,12 @@ lint:
 	@echo "lint: cppcheck and clang-tidy clean"
 
 # Everything: the plain build and its tests, the static checkers,
-# valgrind, a short fuzz run, then the tests again under ASan+UBSan and
-# the threaded ones under TSan.
-check: test check-privilege lint check-valgrind check-fuzz
+# valgrind, a short fuzz run, the patch's freshness, then the tests again
+# under ASan+UBSan, the threaded ones under TSan, and perf end to end.
+check: test check-privilege lint check-valgrind check-fuzz check-perf-glue
 	$(MAKE) SAN=1 test
 	$(MAKE) TSAN=1 test-threads
+	$(MAKE) check-e2e
 
 .PHONY: check test test-threads check-unit check-integration check-valgrind check-privilege lint
 

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Build the perf of linux-source-6.12 with perf-glue.patch applied.
+#
+#   scripts/build-perf.sh [-o OUTDIR] [-f] [MAKEVAR=value...]
+#
+# OUTDIR (default build/perf) gets the perf binary, OUTDIR-src the patched
+# source and OUTDIR-obj the objects, kept for incremental builds.  The build
+# is skipped when OUTDIR/perf comes from the same linux-source-6.12 version,
+# patch and make variables (OUTDIR/.stamp); -f builds anyway.  MAKEVARs go to
+# perf's make, e.g. NO_LIBDW=1.  Missing Debian packages are installed when
+# run as root.  LINUX_SOURCE_TARBALL overrides the Debian tarball.
+set -euo pipefail
+export LC_ALL=C
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+patchfile=$top/perf-glue.patch
+outdir=$top/build/perf
+force=
+
+# Without these perf does not build at all.
+required=(gcc make libc6-dev flex bison pkg-config patch xz-utils
+	linux-source-6.12)
+# The features perf is expected to have: libelf, libdw and libdebuginfod.
+wanted=(libelf-dev libdw-dev libdebuginfod-dev libtraceevent-dev
+	libunwind-dev libslang2-dev libzstd-dev libcap-dev libnuma-dev
+	zlib1g-dev liblzma-dev)
+
+die() {
+	echo "build-perf: $*" >&2
+	exit 1
+}
+
+while getopts "o:f" opt; do
+	case $opt in
+	o) outdir=$(mkdir -p "$OPTARG" && cd "$OPTARG" && pwd) ;;
+	f) force=1 ;;
+	*) die "usage: build-perf.sh [-o OUTDIR] [-f] [MAKEVAR=value...]" ;;
+	esac
+done
+shift $((OPTIND - 1))
+for arg in "$@"; do
+	case $arg in
+	*=*) ;;
+	*) die "not a make variable: $arg" ;;
+	esac
+done
+srcdir=$outdir-src
+objdir=$outdir-obj
+# prefix=/usr: the system config is /etc/perfconfig, as in a distro's perf.
+makevars=(NO_LIBPYTHON=1 NO_JEVENTS=1 prefix=/usr "$@")
+
+missing_packages() {
+	local p
+
+	command -v dpkg-query >/dev/null || return 0
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q "install ok installed" || echo "$p"
+	done
+}
+
+install_packages() {
+	local missing req_missing
+
+	mapfile -t missing < <(missing_packages "${required[@]}" "${wanted[@]}")
+	[ ${#missing[@]} -gt 0 ] || return 0
+	if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+		echo "build-perf: installing ${missing[*]}" >&2
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update
+		apt-get install -y --no-install-recommends "${missing[@]}"
+		return
+	fi
+	req_missing=$(missing_packages "${required[@]}")
+	[ -z "$req_missing" ] ||
+		die "missing packages (install as root): ${missing[*]}"
+	echo "build-perf: warning: missing ${missing[*]}: perf will lack features" >&2
+}
+
+source_version() {
+	local v
+
+	v=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) || v=
+	[ -n "$v" ] || v=$(stat -c '%s-%Y' "$tarball")
+	echo "$v"
+}
+
+# The files a patch creates or changes, relative to the source top.
+patched_files() {
+	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$1"
+}
+
+install_packages
+[ -r "$tarball" ] || die "$tarball not found"
+[ -r "$patchfile" ] || die "$patchfile not found: run 'make perf-glue.patch'"
+
+stamp=$(printf 'source %s\npatch %s\nmake %s\n' "$(source_version)" \
+	"$(sha256sum <"$patchfile" | cut -d' ' -f1)" "${makevars[*]}")
+if [ -z "$force" ] && [ -x "$outdir/perf" ] && [ -f "$outdir/.stamp" ] &&
+	[ "$(cat "$outdir/.stamp")" = "$stamp" ]; then
+	echo "build-perf: ${outdir#"$top"/}/perf is up to date" >&2
+	exit 0
+fi
+
+# Objects of another source or other make variables are not reused: the
+# sources keep the tarball's time stamps, which may be older than they are.
+if [ -f "$objdir/.stamp" ] &&
+	[ "$(sed '/^patch /d' "$objdir/.stamp")" != "$(sed '/^patch /d' <<<"$stamp")" ]; then
+	rm -rf "$objdir"
+fi
+mkdir -p "$outdir" "$objdir"
+
+echo "build-perf: extracting $(basename "$tarball")" >&2
+rm -rf "$srcdir"
+mkdir -p "$srcdir"
+srcname=$(basename "$tarball")
+srcname=${srcname%.tar.*}
+tar -xJf "$tarball" -C "$srcdir" --strip-components=1 \
+	"$srcname/Makefile" "$srcname/arch" "$srcname/include" \
+	"$srcname/kernel" "$srcname/lib" "$srcname/scripts" "$srcname/tools"
+patch -p1 -s -F0 -N --no-backup-if-mismatch -r - -d "$srcdir" <"$patchfile" ||
+	die "perf-glue.patch does not apply to $(basename "$tarball")"
+
+# Whatever a patch ever changed in this object directory is rebuilt.
+patched_files "$patchfile" >>"$objdir/.patched"
+sort -u -o "$objdir/.patched" "$objdir/.patched"
+while read -r f; do
+	[ ! -e "$srcdir/$f" ] || touch "$srcdir/$f"
+done <"$objdir/.patched"
+
+rm -f "$outdir/perf" "$outdir/.stamp"
+make -C "$srcdir/tools/perf" O="$objdir" -j"$(nproc)" "${makevars[@]}"
+echo "$stamp" >"$objdir/.stamp"
+cp "$objdir/perf" "$outdir/perf"
+echo "$stamp" >"$outdir/.stamp"
+echo "build-perf: built ${outdir#"$top"/}/perf" >&2
