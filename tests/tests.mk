@@ -24,6 +24,16 @@ $(TP_DIR)/libtp_%.so: tests/providers/test_provider.c include/symprov.h
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(PROV_CFLAGS) $(call tp_cflags,$*) \
 		$(ALL_LDFLAGS) $(PROV_LDFLAGS) -o $@ $<
 
+# The minimal provider in symprov.h's documentation must build and load.
+$(TP_DIR)/libtp_docexample.so: include/symprov.h
+	@mkdir -p $(dir $@)
+	sed -n '/^ \* Minimal provider:/,/^ \* Build it with/p' $< | \
+		sed -e '1d;$$d' -e 's/^ \*\t\{0,1\}//' > $(TP_DIR)/docexample.c
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -Wno-unused-parameter \
+		$(PROV_CFLAGS) $(ALL_LDFLAGS) $(PROV_LDFLAGS) \
+		-o $@ $(TP_DIR)/docexample.c
+TP_LIBS += $(TP_DIR)/libtp_docexample.so
+
 UNIT_TESTS := test_loader test_struct test_buildid test_list test_memo \
 	      test_verify
 UNIT_BINS := $(patsubst %,$(B)/tests/%,$(UNIT_TESTS))

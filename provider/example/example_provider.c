@@ -1,36 +1,30 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Example provider: DIR/<build-id>/vmlinux, DIR from the config key
- * "symprov.example.dir" or $SYMPROV_EXAMPLE_DIR. */
+/* Example: DIR/<build-id>/vmlinux, DIR from symprov.example.dir or env. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
 #include <symprov.h>
 
-static const struct symprov_host *host;
-
-static int ex_init(const struct symprov_host *h, void **state)
+static int ex_init(const struct symprov_host *host, void **state)
 {
-	host = h;
-	*state = NULL;
+	*state = (void *)host; /* handed to every find() */
 	return 0;
 }
 
-static int ex_find(void *state __attribute__((unused)),
-		   const struct symprov_request *req,
+static int ex_find(void *state, const struct symprov_request *req,
 		   struct symprov_result *res)
 {
-	const char *dir =
-		host->config ? host->config(host->data, "symprov.example.dir") :
-			       NULL;
+	const struct symprov_host *host = state;
+	const char *dir = NULL;
 	char *path;
 	int n, i;
 
+	if (host->config)
+		dir = host->config(host->data, "symprov.example.dir");
 	dir = dir ?: getenv("SYMPROV_EXAMPLE_DIR");
 	if (!dir || req->kind != SYMPROV_KIND_KERNEL)
 		return SYMPROV_DISABLED;
-	n = snprintf(NULL, 0, "%s/", dir) + 2 * req->build_id_len + 9;
-	path = malloc(n); /* the host frees it */
+	path = malloc(strlen(dir) + 2 * req->build_id_len + 10);
 	if (!path)
 		return SYMPROV_UNAVAILABLE;
 	n = sprintf(path, "%s/", dir);
@@ -38,7 +32,7 @@ static int ex_find(void *state __attribute__((unused)),
 		n += sprintf(path + n, "%02x", req->build_id[i]);
 	strcpy(path + n, "/vmlinux");
 	if (access(path, R_OK) == 0) {
-		res->path = path;
+		res->path = path; /* the host frees it */
 		return SYMPROV_FOUND;
 	}
 	free(path);

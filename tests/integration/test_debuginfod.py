@@ -8,6 +8,7 @@ is read from the server's own request counters (/metrics).
 """
 import argparse
 import os
+import pty
 import shutil
 import signal
 import subprocess
@@ -219,6 +220,39 @@ class ProviderTest(unittest.TestCase):
             os.path.join(self.cache, BID_DEBUG, 'debuginfo')))
         res = self.find(BID_DEBUG)
         self.assertEqual(res.returncode, 0, res.stderr)
+
+    def test_progress_only_on_a_terminal(self):
+        res = self.find(BID_DEBUG)  # stderr is a pipe
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertNotIn('fetching', res.stderr)
+        self.assertEqual(res.stderr, '')
+
+        master, slave = pty.openpty()
+        cmd = [symprov(), 'find', '--providers', 'libdebuginfodprov.so',
+               BID_EXEC]
+        try:
+            proc = subprocess.run(cmd, env=self.env(), stdout=subprocess.PIPE,
+                                  stderr=slave, text=True, timeout=TIMEOUT)
+            os.close(slave)
+            slave = None
+            seen = b''
+            while True:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:  # EIO: the other side is closed
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+        finally:
+            if slave is not None:
+                os.close(slave)
+            os.close(master)
+        self.assertEqual(proc.returncode, 0)
+        self.assertIn(b'debuginfod: fetching ' + BID_EXEC.encode(), seen)
+        # the path alone on stdout, the progress line ended on stderr
+        self.assertEqual(proc.stdout.strip().count('\n'), 0)
+        self.assertTrue(seen.endswith(b'\n'), seen)
 
     def test_threads_share_one_download(self):
         bid = BID_DEBUG

@@ -195,6 +195,21 @@ static void test_good_provider_loads(void **state)
 	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "a: fini"), 1);
 }
 
+/* The example in symprov.h's comment is a working provider. */
+static void test_header_example(void **state)
+{
+	struct symprov_loader *l =
+		symprov_loader_new(tp("docexample"), NULL, &host);
+	const struct symprov_entry_info *e;
+
+	(void)state;
+	assert_int_equal(symprov_loader_nr_providers(l), 1);
+	e = symprov_loader_entry(l, 0);
+	assert_string_equal(e->name, "mine");
+	assert_string_equal(e->description, "vmlinux from /srv");
+	symprov_loader_delete(l);
+}
+
 /* A bare name is looked for in the provider directory. */
 static void test_bare_name_in_dir(void **state)
 {
@@ -523,6 +538,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_empty_list, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_good_provider_loads, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_header_example, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bare_name_in_dir, setup,
 						teardown),
