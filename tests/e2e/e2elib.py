@@ -1,0 +1,170 @@
+"""Shared helpers for the symprov end-to-end scaffolding (Python 3 stdlib only).
+
+Every subprocess goes through run(), which always has a timeout; on timeout
+the whole process group is killed so no stray perf/debuginfod is left behind.
+"""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+DEFAULT_PERF = os.path.join(REPO, "build", "perf", "perf")
+
+KERNEL_DSO = "[kernel.kallsyms]"
+
+
+class E2EError(Exception):
+    pass
+
+
+def log(msg):
+    print("[e2e] " + msg, file=sys.stderr, flush=True)
+
+
+def find_perf(arg=None):
+    """perf binary: --perf argument, else $PERF, else build/perf/perf."""
+    perf = arg or os.environ.get("PERF") or DEFAULT_PERF
+    if os.sep not in perf:
+        return perf  # a bare name: looked up in PATH by the caller's exec
+    if not os.access(perf, os.X_OK):
+        raise E2EError("perf not found at %s (set PERF=... or pass --perf; "
+                       "PERF=perf uses the one in PATH)" % perf)
+    return perf
+
+
+def _kill_group(proc, sig):
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run(cmd, timeout, env=None, check=True, input=None, cwd=None,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, soft_signal=None):
+    """Run cmd (a list) in its own process group, bounded by timeout seconds.
+
+    On timeout: send soft_signal (e.g. SIGINT so perf record writes its file)
+    if given, wait up to 10 s more, then SIGKILL the group and raise.
+    Returns a CompletedProcess with text stdout/stderr.
+    """
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=stdout,
+                            stderr=stderr,
+                            stdin=subprocess.PIPE if input is not None
+                            else subprocess.DEVNULL,
+                            start_new_session=True, text=True,
+                            errors="replace")
+    try:
+        out, err = proc.communicate(input=input, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        if soft_signal is not None:
+            _kill_group(proc, soft_signal)
+            try:
+                proc.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        _kill_group(proc, signal.SIGKILL)
+        proc.communicate()
+        raise E2EError("timeout after %ss: %s" % (timeout, " ".join(cmd)))
+    res = subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    if check and proc.returncode != 0:
+        raise E2EError("command failed (rc=%d): %s\n%s" % (
+            proc.returncode, " ".join(cmd), (err or "")[-4000:]))
+    return res
+
+
+def clean_env(home, extra=None):
+    """Environment for perf runs: HOME set (so ~/.debug is HOME/.debug),
+    no debuginfod or symbol-provider variables inherited from the caller."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("DEBUGINFOD_")
+           and k not in ("PERF_SYMBOL_PROVIDERS", "PERF_CONFIG",
+                         "PERF_BUILDID_DIR", "XDG_CACHE_HOME")}
+    env["HOME"] = home
+    env["LC_ALL"] = "C"
+    # perf reads $HOME/.perfconfig; make sure an empty HOME stays empty
+    env["PERF_PAGER"] = "cat"
+    # libdebuginfod uses libcurl, which honours *_proxy: keep the local
+    # server direct
+    for var in ("no_proxy", "NO_PROXY"):
+        env[var] = ",".join(x for x in ("127.0.0.1", "localhost",
+                                        env.get(var)) if x)
+    if extra:
+        env.update(extra)
+    return env
+
+
+def is_hex_build_id(s):
+    return bool(re.fullmatch(r"[0-9a-f]{40}", s))
+
+
+def running_kernel_build_id(notes="/sys/kernel/notes"):
+    """GNU build ID of the running kernel from the ELF notes in sysfs."""
+    with open(notes, "rb") as f:
+        data = f.read()
+    off = 0
+    while off + 12 <= len(data):
+        namesz, descsz, ntype = (int.from_bytes(data[off + i:off + i + 4],
+                                                "little") for i in (0, 4, 8))
+        name = data[off + 12:off + 12 + namesz]
+        doff = off + 12 + ((namesz + 3) & ~3)
+        desc = data[doff:doff + descsz]
+        if ntype == 3 and name.rstrip(b"\0") == b"GNU":
+            return desc.hex()
+        off = doff + ((descsz + 3) & ~3)
+    raise E2EError("no GNU build-id note in %s" % notes)
+
+
+def buildid_list(perf, data, env, timeout=60):
+    """{dso_name: build_id} from `perf buildid-list -i data`."""
+    res = run([perf, "buildid-list", "-i", data], timeout, env=env)
+    out = {}
+    for line in res.stdout.splitlines():
+        parts = line.split(None, 1)
+        if len(parts) == 2 and is_hex_build_id(parts[0]):
+            out[parts[1].strip()] = parts[0]
+    return out
+
+
+# kallsyms ------------------------------------------------------------------
+
+def parse_kallsyms(path):
+    """[(addr, type, name)] of the core kernel (module symbols skipped),
+    in file order."""
+    syms = []
+    with open(path, "r", errors="replace") as f:
+        for line in f:
+            if "\t" in line:  # "addr t name\t[module]"
+                continue
+            parts = line.split()
+            if len(parts) < 3:
+                continue
+            try:
+                addr = int(parts[0], 16)
+            except ValueError:
+                continue
+            syms.append((addr, parts[1], parts[2]))
+    return syms
+
+
+def perf_kallsyms_filter(stype, name):
+    """The symbols perf's kallsyms loader keeps (util/symbol.c
+    symbol_type__filter() and the '$' mapping-symbol skip)."""
+    return stype.upper() in "TWDB" and not name.startswith("$")
+
+
+def alias_map(kallsyms_path):
+    """name -> frozenset of all names sharing an address with it (over every
+    address the name has), from a kallsyms file, perf-filtered symbols only."""
+    by_addr = {}
+    for addr, stype, name in parse_kallsyms(kallsyms_path):
+        if perf_kallsyms_filter(stype, name):
+            by_addr.setdefault(addr, set()).add(name)
+    aliases = {}
+    for names in by_addr.values():
+        for n in names:
+            aliases.setdefault(n, set()).update(names)
+    return {n: frozenset(s) for n, s in aliases.items()}

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Record a short system-wide profile and "move" it to another kernel.
+
+Records `perf record -e cpu-clock -a` over a bounded workload that spends its
+time in the kernel (dd on /dev/zero -> /dev/null with small blocks, plus a
+fork/exec/read loop), keeps that file as ORIGINAL, then writes MOVED: a copy
+whose kernel build ID (the [kernel.kallsyms] entry of the HEADER_BUILD_ID
+feature section) is replaced by NEW_ID.  `perf buildid-list -i` checks both.
+
+    make_profile.py --original orig.data --moved moved.data \
+        [--build-id NEWID] [--duration 3] [--perf PERF]
+    make_profile.py --from orig.data --moved moved.data [--build-id NEWID]
+
+--from skips the recording and only moves an existing file.  Prints a JSON
+summary on stdout (old/new build IDs, paths).  Needs root (or a permissive
+perf_event_paranoid) to record with -a.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import signal
+import struct
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2elib import (E2EError, KERNEL_DSO, buildid_list, clean_env,  # noqa
+                    find_perf, is_hex_build_id, log, run,
+                    running_kernel_build_id)
+
+PERF_MAGIC2 = b"PERFILE2"
+HEADER_BUILD_ID = 2
+HEADER_FEAT_BITS = 256
+PERF_RECORD_MISC_CPUMODE_MASK = 7
+PERF_RECORD_MISC_KERNEL = 1
+PERF_RECORD_MISC_GUEST_KERNEL = 4
+
+
+def default_workload(duration):
+    d = str(int(duration))
+    script = (
+        "timeout %s dd if=/dev/zero of=/dev/null bs=512 status=none & "
+        "timeout %s sh -c 'while :; do cat /proc/self/stat >/dev/null; "
+        "done' & wait" % (d, d))
+    return ["sh", "-c", script]
+
+
+def record(perf, out, duration, workload, env):
+    cmd = [perf, "record", "-e", "cpu-clock", "-a", "-N", "-o", out, "--"]
+    cmd += workload or default_workload(duration)
+    log("recording: " + " ".join(cmd))
+    # SIGINT on timeout makes perf record stop the workload and write out.
+    res = run(cmd, timeout=duration + 60, env=env, soft_signal=signal.SIGINT)
+    for line in res.stderr.splitlines():
+        if line.startswith("[ perf record:"):
+            log(line)
+
+
+def _feature_sections(buf):
+    """{feature_bit: (offset, size)} from a perf.data file header."""
+    if buf[:8] != PERF_MAGIC2:
+        raise E2EError("not a perf.data file (magic %r)" % buf[:8])
+    hdr_size, = struct.unpack_from("<Q", buf, 8)
+    data_off, data_size = struct.unpack_from("<QQ", buf, 40)
+    bitmap = buf[72:72 + HEADER_FEAT_BITS // 8]
+    if hdr_size < 72 + len(bitmap):
+        raise E2EError("perf.data header too small (%d)" % hdr_size)
+    feats = [bit for bit in range(HEADER_FEAT_BITS)
+             if bitmap[bit // 8] & (1 << (bit % 8))]
+    table = data_off + data_size
+    out = {}
+    for i, bit in enumerate(feats):
+        out[bit] = struct.unpack_from("<QQ", buf, table + 16 * i)
+    return out
+
+
+def kernel_build_id_slots(buf):
+    """[(offset_of_20_byte_build_id, hex, filename)] of the kernel entries in
+    HEADER_BUILD_ID."""
+    feats = _feature_sections(buf)
+    if HEADER_BUILD_ID not in feats:
+        raise E2EError("perf.data has no HEADER_BUILD_ID feature "
+                       "(recorded with --no-buildid?)")
+    off, size = feats[HEADER_BUILD_ID]
+    end = off + size
+    slots = []
+    while off + 8 <= end:
+        _type, misc, esize = struct.unpack_from("<IHH", buf, off)
+        if esize < 8 + 4 + 24 or off + esize > end:
+            break
+        bid_off = off + 8 + 4
+        name = buf[bid_off + 24:off + esize].split(b"\0", 1)[0]
+        name = name.decode("utf-8", "replace")
+        cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK
+        if name == KERNEL_DSO and cpumode in (PERF_RECORD_MISC_KERNEL,
+                                              PERF_RECORD_MISC_GUEST_KERNEL):
+            slots.append((bid_off, buf[bid_off:bid_off + 20].hex(), name))
+        off += esize
+    return slots
+
+
+def move_profile(src, dst, new_id):
+    """Copy src to dst with the kernel build ID replaced by new_id.
+    Returns the old build ID."""
+    with open(src, "rb") as f:
+        buf = bytearray(f.read())
+    slots = kernel_build_id_slots(buf)
+    if len(slots) != 1:
+        raise E2EError("expected one [kernel.kallsyms] build ID entry, "
+                       "found %d" % len(slots))
+    bid_off, old_hex, _ = slots[0]
+    old = bytes.fromhex(old_hex)
+    count = buf.count(old)
+    if count != 1:
+        # Only the header entry is rewritten; say so if the ID shows up
+        # elsewhere (e.g. records with build IDs from --buildid-mmap).
+        log("note: old build ID occurs %d times in %s; rewriting only the "
+            "HEADER_BUILD_ID entry" % (count, src))
+    buf[bid_off:bid_off + 20] = bytes.fromhex(new_id)
+    tmp = dst + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(buf)
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, dst)
+    return old_hex
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--original", help="where to record the original profile")
+    ap.add_argument("--from", dest="from_file",
+                    help="existing perf.data to move instead of recording")
+    ap.add_argument("--moved", required=True, help="output: moved profile")
+    ap.add_argument("--build-id", help="new kernel build ID (40 hex digits; "
+                    "default: derived from the old one)")
+    ap.add_argument("--duration", type=int, default=3,
+                    help="workload seconds (default 3)")
+    ap.add_argument("--perf", help="perf binary (default $PERF, else "
+                    "build/perf/perf)")
+    ap.add_argument("--home", help="HOME for perf (default: a fresh temp dir)")
+    ap.add_argument("workload", nargs="*",
+                    help="workload command after -- (default: dd + exec loop)")
+    args = ap.parse_args(argv)
+
+    if bool(args.original) == bool(args.from_file):
+        ap.error("give exactly one of --original and --from")
+    if args.build_id and not is_hex_build_id(args.build_id.lower()):
+        ap.error("--build-id must be 40 lowercase hex digits")
+
+    perf = find_perf(args.perf)
+    tmp_home = None
+    home = args.home
+    if not home:
+        home = tmp_home = tempfile.mkdtemp(prefix="symprov-e2e-home.")
+    try:
+        env = clean_env(home)
+        src = args.from_file
+        if args.original:
+            record(perf, args.original, args.duration, args.workload, env)
+            src = args.original
+        ids = buildid_list(perf, src, env)
+        old = ids.get(KERNEL_DSO)
+        if not old:
+            raise E2EError("no %s build ID in %s" % (KERNEL_DSO, src))
+        try:
+            running = running_kernel_build_id()
+        except OSError:
+            running = None
+        if args.original and running and running != old:
+            log("warning: recorded kernel build ID %s != running kernel %s"
+                % (old, running))
+        new = (args.build_id or
+               hashlib.sha1(b"symprov-e2e-moved:" + old.encode()).hexdigest())
+        new = new.lower()
+        if new == old:
+            raise E2EError("new build ID equals the old one")
+        got_old = move_profile(src, args.moved, new)
+        if got_old != old:
+            raise E2EError("header build ID %s != buildid-list %s"
+                           % (got_old, old))
+        ids2 = buildid_list(perf, args.moved, env)
+        if ids2.get(KERNEL_DSO) != new:
+            raise E2EError("perf buildid-list -i %s shows %s, want %s"
+                           % (args.moved, ids2.get(KERNEL_DSO), new))
+        others = {k: v for k, v in ids.items() if k != KERNEL_DSO}
+        others2 = {k: v for k, v in ids2.items() if k != KERNEL_DSO}
+        if others != others2:
+            raise E2EError("non-kernel build IDs changed by the move")
+        log("moved %s -> %s: kernel build ID %s -> %s"
+            % (src, args.moved, old, new))
+        json.dump({"original": src, "moved": args.moved, "old_build_id": old,
+                   "new_build_id": new, "running_build_id": running},
+                  sys.stdout, indent=1)
+        print()
+    finally:
+        if tmp_home:
+            shutil.rmtree(tmp_home, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except E2EError as e:
+        print("make_profile: error: %s" % e, file=sys.stderr)
+        sys.exit(1)

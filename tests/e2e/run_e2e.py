@@ -1,0 +1,686 @@
+#!/usr/bin/env python3
+"""End-to-end check: kernel symbols of a "moved" profile through debuginfod.
+
+    run_e2e.py [--perf PERF] [--record-perf PERF] [--oracle-only]
+               [--workdir DIR] [--duration 3] [--all-entries]
+
+Needs root (perf record -a, real /proc/kallsyms addresses), gcc, ld,
+debuginfod; without them it says so loudly and exits 2.  Every perf run has
+its own empty HOME and, with a provider, its own empty debuginfod client
+cache (DEBUGINFOD_CACHE_PATH) unless a check is about the cache.  Checks:
+
+  record + move   make_profile.py: original profile, and a copy whose kernel
+                  build ID is a new one
+  stand-in        make_standin.py: vmlinux stand-in with the new build ID
+  original report the original profile with kallsyms: the reference symbols
+  before          moved profile, empty HOME: kernel samples unresolved
+  before-zeroed   same with a zeroed kallsyms copy in the build-id cache
+  oracle          moved profile --vmlinux=STANDIN == original with kallsyms;
+                  its `--sort dso,sym` report is REF, the byte-for-byte
+                  reference of the provider checks
+  served          a local debuginfod serves the stand-in as `debuginfo` for
+                  the new build ID (fetched with debuginfod-find, else
+                  HTTP), and --vmlinux=FETCHED gives the same report
+Unless --oracle-only, with that debuginfod running, DEBUGINFOD_URLS pointing
+to it, and (but for no-providers) PERF_SYMBOL_PROVIDERS=libdebuginfodprov.so
+found through LD_LIBRARY_PATH=build/lib; "traffic" is every request and
+every response the server counted (all codes and types, /metrics excluded):
+
+  no-providers    PERF_SYMBOL_PROVIDERS unset: kernel raw, no traffic
+  after           REF byte for byte; every kernel sample resolves as in the
+                  original report (up to aliases); traffic: one 200 debuginfo
+  after-cached    the same with after's client cache: no traffic at all
+  after-zeroed    as after, with the zeroed kallsyms copy in the cache
+  opt-out <how>   --kallsyms=STANDIN_KALLSYMS, --vmlinux=STANDIN (both: REF
+                  byte for byte), --ignore-vmlinux, --no-debuginfod,
+                  core.debuginfod=false ($HOME/.perfconfig written by
+                  `perf config`), buildid.dir=/dev/null (a $PERF_CONFIG
+                  file), DEBUGINFOD_URLS= (empty; the rest: kernel raw):
+                  exit 0 and no traffic
+  unserved        a profile moved to a build ID the server does not have:
+                  exit 0, kernel raw, at most one request per kind
+                  (debuginfo, executable) in the whole perf report run
+  broken-first    PERF_SYMBOL_PROVIDERS=/nonexistent/libnothere.so:
+                  libdebuginfodprov.so: REF byte for byte, exactly one
+                  stderr line about the bad entry
+  record          `perf record -a` (the perf under test, -v) with the
+                  provider and DEBUGINFOD_URLS set: no traffic, no symprov
+                  line on stderr
+  exec-path       bare name from perf's exec-path: <DIR>/symprov/
+                  libdebuginfodprov.so, no LD_LIBRARY_PATH: not found without
+                  DIR (control), REF byte for byte with --exec-path=DIR and
+                  with PERF_EXEC_PATH=DIR
+
+The symbol comparisons use `perf report --stdio -F overhead,sample,period,
+dso,sym` and compare_reports.py (same symbols up to aliases, same counts)
+over the kernel entries (--all-entries: every entry); the byte-for-byte ones
+the full stdout of `perf report --stdio --sort dso,sym`.
+PERF defaults to $PERF, else build/perf/perf; the profile is recorded with
+--record-perf (default: the same perf).  Providers: $PERF_SYMBOL_PROVIDERS
+(default libdebuginfodprov.so) found through LD_LIBRARY_PATH=$SYMPROV_LIB_DIR
+(default build/lib).  Ends with a "N passed, N failed" line; exit status 0
+when all passed, 1 when a check failed, 2 when the checks could not run.
+"""
+
+import argparse
+import difflib
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_reports  # noqa: E402
+import make_kallsyms_cache  # noqa: E402
+from debuginfod_server import (DebuginfodServer, http_get,  # noqa: E402
+                               response_counts)
+from e2elib import (E2EError, HERE, REPO, clean_env, find_perf, log,  # noqa
+                    run, alias_map)
+
+# Symbol comparisons (sample counts and periods per entry)
+REPORT_ARGS = ["report", "--stdio", "-F", "overhead,sample,period,dso,sym"]
+# Byte-for-byte comparisons: the report users look at
+SORT_ARGS = ["report", "--stdio", "--sort", "dso,sym"]
+PROVIDER = "libdebuginfodprov.so"
+BROKEN_ENTRY = "/nonexistent/libnothere.so"
+# What perf 6.12 prints when no local source has the kernel's symbols; it
+# comes before the providers are asked (perf/README-perf.md, Limits)
+NO_KALLSYMS_MSG = "No kallsyms or vmlinux with build-id"
+
+
+def loud(msg):
+    """A message that must not be missed, on stdout and stderr."""
+    bar = "!" * 72
+    text = "\n%s\n!! %s\n%s\n" % (bar, msg.replace("\n", "\n!! "), bar)
+    print(text, flush=True)
+    print(text, file=sys.stderr, flush=True)
+
+
+def fmt_traffic(t):
+    return ", ".join("%s=%d" % (k, v) for k, v in sorted(t.items())) or \
+        "none"
+
+
+class Runner:
+    def __init__(self, args):
+        self.args = args
+        self.perf = find_perf(args.perf)
+        self.record_perf = find_perf(args.record_perf) if args.record_perf \
+            else self.perf
+        self.libdir = os.environ.get("SYMPROV_LIB_DIR",
+                                     os.path.join(REPO, "build", "lib"))
+        self.work = args.workdir or tempfile.mkdtemp(prefix="symprov-e2e.")
+        os.makedirs(self.work, exist_ok=True)
+        self.passed, self.failed = [], []
+        self.aliases = None
+        self.expected = None
+        self.ref_sort = None
+        self.server = None
+        self.stderr_seen = {}  # stderr line -> runs that printed it
+        self.t0 = time.monotonic()
+
+    def p(self, name):
+        return os.path.join(self.work, name)
+
+    def fresh_dir(self, name):
+        d = self.p(name)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        return d
+
+    def fresh_home(self, name):
+        return self.fresh_dir("home-" + name)
+
+    def fresh_cache(self, name):
+        """An empty debuginfod client cache: without it, a file already
+        fetched would make "no request" checks pass for the wrong reason."""
+        d = self.p("cache-" + name)
+        shutil.rmtree(d, ignore_errors=True)
+        return d
+
+    def check(self, name, fn):
+        log("--- " + name)
+        t = time.monotonic()
+        try:
+            fn()
+        except (E2EError, AssertionError, OSError, ValueError) as e:
+            self.failed.append(name)
+            print("FAIL %s: %s" % (name, e), flush=True)
+            if os.environ.get("E2E_DEBUG"):
+                traceback.print_exc()
+            return False
+        self.passed.append(name)
+        print("PASS %s (%.1fs)" % (name, time.monotonic() - t), flush=True)
+        return True
+
+    # preflight -------------------------------------------------------------
+    def preflight(self):
+        """Reasons the checks cannot run at all (empty: they can)."""
+        why = []
+        if os.geteuid() != 0:
+            why.append("not root (euid %d): perf record -a and real "
+                       "/proc/kallsyms addresses need root" % os.geteuid())
+        for t in ("gcc", "ld", "readelf", "debuginfod"):
+            if not shutil.which(t):
+                why.append("%s not found in PATH" % t)
+        if not shutil.which(self.perf) and not os.access(self.perf, os.X_OK):
+            why.append("no perf at %s" % self.perf)
+        try:
+            with open("/proc/kallsyms") as f:
+                addrs = [line.split(None, 1)[0] for _, line in
+                         zip(range(2000), f)]
+            if not any(int(a, 16) for a in addrs):
+                why.append("/proc/kallsyms shows only zero addresses "
+                           "(kernel.kptr_restrict, or not root)")
+        except (OSError, ValueError) as e:
+            why.append("cannot read /proc/kallsyms: %s" % e)
+        if not self.args.oracle_only:
+            lib = os.path.join(self.libdir, PROVIDER)
+            if not os.path.isfile(lib):
+                why.append("no %s (make, or SYMPROV_LIB_DIR=...)" % lib)
+            try:
+                res = run([self.perf, "version", "--build-options"], 30,
+                          env=clean_env(self.fresh_home("preflight")),
+                          check=False)
+                opts = [x for x in res.stdout.splitlines()
+                        if x.strip().startswith("symprov:")]
+                if not opts or not re.search(r"\[\s*on\s*\]", opts[0]):
+                    why.append("%s has no symbol provider support (make "
+                               "perf; --oracle-only for a stock perf)"
+                               % self.perf)
+            except (E2EError, OSError) as e:
+                why.append("%s version: %s" % (self.perf, e))
+        if why:
+            return why
+        # perf permission: a system-wide recording of nothing
+        try:
+            res = run([self.record_perf, "record", "-e", "cpu-clock", "-a",
+                       "-N", "-o", self.p("preflight.data"), "--", "true"],
+                      60, env=clean_env(self.fresh_home("preflight")),
+                      check=False)
+            if res.returncode != 0:
+                why.append("`perf record -a` fails (rc=%d): %s" % (
+                    res.returncode, res.stderr.strip()[-600:]))
+        except (E2EError, OSError) as e:
+            why.append("`perf record -a`: %s" % e)
+        return why
+
+    # perf runs -------------------------------------------------------------
+    def perf_run(self, name, args, home, extra_env=None, drop_env=(),
+                 check_rc=True, timeout=300):
+        env = clean_env(home, extra_env)
+        for var in drop_env:
+            env.pop(var, None)
+        res = run([self.perf] + list(args), timeout=timeout, env=env,
+                  check=False)
+        with open(self.p("out-%s.txt" % name), "w") as f:
+            f.write(res.stdout)
+        with open(self.p("out-%s.err" % name), "w") as f:
+            f.write(res.stderr)
+        for line in res.stderr.splitlines():
+            self.stderr_seen.setdefault(line.strip(), []).append(name)
+        if check_rc and res.returncode != 0:
+            raise E2EError("perf %s exited with %d: %s" % (
+                args[0], res.returncode, res.stderr.strip()[-1000:]))
+        return res
+
+    def report(self, name, data, home, extra_env=None, extra_args=(),
+               sort=False, pre_args=(), drop_env=()):
+        """perf report: (stdout text, stderr text, parsed entries)."""
+        args = list(pre_args) + (SORT_ARGS if sort else REPORT_ARGS) + \
+            list(extra_args) + ["-i", data]
+        res = self.perf_run(("sort-" if sort else "") + name, args, home,
+                            extra_env, drop_env)
+        return res.stdout, res.stderr, compare_reports.parse_report(
+            res.stdout)
+
+    def expect_same(self, entries):
+        problems = compare_reports.compare(
+            self.expected, entries, self.aliases,
+            kernel_only=not self.args.all_entries)
+        if problems:
+            raise E2EError("; ".join(problems[:5]) +
+                           (" (+%d more)" % (len(problems) - 5)
+                            if len(problems) > 5 else ""))
+
+    @staticmethod
+    def expect_raw(entries):
+        problems = compare_reports.check_raw_kernel(entries)
+        if problems:
+            raise E2EError("; ".join(problems))
+
+    def sort_reference(self, name):
+        text, _, entries = self.report(
+            name, self.p("moved.data"), self.fresh_home(name),
+            extra_args=["--vmlinux=" + self.standin], sort=True)
+        problems = [e.line for e in entries if e.kernel and e.raw]
+        if problems or not any(e.kernel for e in entries):
+            raise E2EError("--vmlinux=STANDIN report: no kernel samples or "
+                           "unresolved ones: %s" % problems[:3])
+        return text
+
+    def expect_identical(self, name, text):
+        """text == the `--sort dso,sym` report of the same perf given
+        --vmlinux=STANDIN (REF), byte for byte, no line dropped: header
+        comments included (same file, same perf, so "# Total Lost Samples",
+        "# Samples", "# Event count" are the same too)."""
+        if self.ref_sort is None:
+            raise E2EError("no reference report (the oracle check failed)")
+        if text == self.ref_sort:
+            return
+        # REF is taken again once before failing: the profile is system-wide,
+        # and a user-space binary in it that is rebuilt between two reports
+        # (a parallel build) resolves differently in the later one; a report
+        # taken now must then agree.  Kernel lines never change this way.
+        again = self.sort_reference("oracle-again-" + name)
+        if again != self.ref_sort:
+            log("note: the --vmlinux=STANDIN report changed since the oracle "
+                "check (a binary in the profile changed on disk?); using the "
+                "new one")
+            self.ref_sort = again
+            if text == again:
+                return
+        diff = list(difflib.unified_diff(
+            self.ref_sort.splitlines(), text.splitlines(),
+            "--vmlinux=STANDIN", name, n=0, lineterm=""))
+        raise E2EError("report differs from the --vmlinux=STANDIN one "
+                       "(%d diff lines):\n  %s" % (
+                           len(diff), "\n  ".join(diff[:14])))
+
+    # server traffic ----------------------------------------------------------
+    def traffic(self):
+        """Every request and response the server counted so far, by
+        type (and code), /metrics itself excluded."""
+        m = self.server.metrics()
+        out = {}
+        for (code, typ), n in response_counts(m).items():
+            out["response %s %s" % (code, typ)] = n
+        for (name, labels), v in m.items():
+            typ = dict(labels).get("type", "?")
+            if name == "http_requests_total" and typ != "metrics":
+                key = "request " + typ
+                out[key] = out.get(key, 0) + int(v)
+        return out
+
+    def new_traffic(self, before):
+        after = self.traffic()
+        return {k: after.get(k, 0) - before.get(k, 0)
+                for k in set(after) | set(before)
+                if after.get(k, 0) != before.get(k, 0)}
+
+    def expect_traffic(self, before, want, what):
+        got = self.new_traffic(before)
+        if got != want:
+            raise E2EError("%s: server traffic %s, want %s" % (
+                what, fmt_traffic(got), fmt_traffic(want)))
+
+    def provider_env(self, cache, providers=None, ld_path=True):
+        env = {
+            "DEBUGINFOD_URLS": self.server.url,
+            "DEBUGINFOD_CACHE_PATH": cache,
+            "DEBUGINFOD_TIMEOUT": "30",
+            "PERF_SYMBOL_PROVIDERS": providers or os.environ.get(
+                "PERF_SYMBOL_PROVIDERS", PROVIDER),
+        }
+        if ld_path:
+            ldp = os.environ.get("LD_LIBRARY_PATH")
+            env["LD_LIBRARY_PATH"] = self.libdir + (":" + ldp if ldp else "")
+        return env
+
+    @staticmethod
+    def symprov_lines(err):
+        """perf's symprov messages (util/symprov.c: "symprov: ...")."""
+        return [x for x in err.splitlines() if x.startswith("symprov:")]
+
+    def expect_no_symprov_stderr(self, err, what):
+        bad = self.symprov_lines(err)
+        if bad:
+            raise E2EError("%s: unexpected symprov lines on stderr: %s"
+                           % (what, bad[:3]))
+
+    ONE_FETCH = {"request debuginfo": 1, "response 200 debuginfo": 1}
+
+    # steps -----------------------------------------------------------------
+    def step_profile(self):
+        args = ["--original", self.p("orig.data"), "--moved",
+                self.p("moved.data"), "--duration", str(self.args.duration),
+                "--perf", self.record_perf]
+        res = run([sys.executable, os.path.join(HERE, "make_profile.py")] +
+                  args, timeout=self.args.duration + 180)
+        sys.stderr.write(res.stderr)
+        self.ids = json.loads(res.stdout)
+        self.new_id = self.ids["new_build_id"]
+
+    def step_standin(self):
+        os.makedirs(self.p("srv"), exist_ok=True)
+        self.standin = self.p("srv/standin.vmlinux")
+        res = run([sys.executable, os.path.join(HERE, "make_standin.py"),
+                   "--build-id", self.new_id, "-o", self.standin,
+                   "--kallsyms-copy", self.p("standin.kallsyms")],
+                  timeout=600)
+        sys.stderr.write(res.stderr)
+        self.aliases = alias_map(self.p("standin.kallsyms"))
+
+    def step_expected(self):
+        _, _, self.expected = self.report("original", self.p("orig.data"),
+                                          self.fresh_home("original"))
+        # the reference itself: kernel samples, all resolved
+        problems = compare_reports.compare(self.expected, self.expected)
+        if problems:
+            raise E2EError("; ".join(problems))
+
+    def zeroed_home(self, name):
+        home = self.fresh_home(name)
+        make_kallsyms_cache.write_cache(home, self.new_id,
+                                        self.p("standin.kallsyms"))
+        return home
+
+    def step_before(self):
+        self.expect_raw(self.report("before", self.p("moved.data"),
+                                    self.fresh_home("before"))[2])
+
+    def step_before_zeroed(self):
+        self.expect_raw(self.report("before-zeroed", self.p("moved.data"),
+                                    self.zeroed_home("before-zeroed"))[2])
+
+    def step_oracle(self):
+        self.expect_same(self.report(
+            "oracle", self.p("moved.data"), self.fresh_home("oracle"),
+            extra_args=["--vmlinux=" + self.standin])[2])
+        self.ref_sort = self.sort_reference("oracle")
+
+    def step_served(self):
+        cache = self.p("find-cache")
+        shutil.rmtree(cache, ignore_errors=True)
+        fetched = None
+        if shutil.which("debuginfod-find"):
+            env = clean_env(self.fresh_home("served"), {
+                "DEBUGINFOD_URLS": self.server.url,
+                "DEBUGINFOD_CACHE_PATH": cache, "DEBUGINFOD_TIMEOUT": "30"})
+            res = run(["debuginfod-find", "debuginfo", self.new_id],
+                      timeout=120, env=env)
+            fetched = res.stdout.strip()
+        else:
+            status, body = http_get("%s/buildid/%s/debuginfo"
+                                    % (self.server.url, self.new_id), 60)
+            if status != 200:
+                raise E2EError("GET debuginfo: HTTP %d" % status)
+            fetched = self.p("fetched.vmlinux")
+            with open(fetched, "wb") as f:
+                f.write(body)
+        with open(fetched, "rb") as a, open(self.standin, "rb") as b:
+            if a.read() != b.read():
+                raise E2EError("fetched file differs from the stand-in")
+        if self.server.responses(type="debuginfo", code=200) < 1:
+            raise E2EError("server counted no 200 debuginfo response: %s"
+                           % self.server.response_counts())
+        self.expect_same(self.report(
+            "served", self.p("moved.data"), self.fresh_home("served"),
+            extra_args=["--vmlinux=" + fetched])[2])
+
+    def step_no_providers(self):
+        env = self.provider_env(self.fresh_cache("no-providers"))
+        del env["PERF_SYMBOL_PROVIDERS"]
+        before = self.traffic()
+        self.expect_raw(self.report("no-providers", self.p("moved.data"),
+                                    self.fresh_home("no-providers"), env,
+                                    sort=True)[2])
+        self.expect_traffic(before, {}, "PERF_SYMBOL_PROVIDERS unset")
+
+    def step_after(self, name, home, cache, want):
+        """REF byte for byte (`--sort dso,sym`), then the symbols of every
+        kernel sample against the original profile (-F ...), both with the
+        same HOME and client cache; want: the traffic of both together."""
+        env = self.provider_env(cache)
+        before = self.traffic()
+        text, err, _ = self.report(name, self.p("moved.data"), home, env,
+                                   sort=True)
+        self.expect_identical(name, text)
+        self.expect_no_symprov_stderr(err, name)
+        self.expect_same(self.report(name, self.p("moved.data"), home,
+                                     env)[2])
+        self.expect_traffic(before, want, name)
+
+    def step_opt_out(self, name, extra_args=(), env_over=None, config=None,
+                     perf_config_cmd=None, resolved=False):
+        """With PERF_SYMBOL_PROVIDERS set and a fresh client cache: no
+        traffic; the kernel resolved (REF byte for byte) when the user gave
+        the symbols, else raw."""
+        home = self.fresh_home(name)
+        env = self.provider_env(self.fresh_cache(name))
+        env.update(env_over or {})
+        if config:  # a $PERF_CONFIG file
+            path = self.p("perfconfig-" + name)
+            with open(path, "w") as f:
+                f.write(config)
+            env["PERF_CONFIG"] = path
+        if perf_config_cmd:  # `perf config k=v`: $HOME/.perfconfig
+            self.perf_run(name + "-config", ["config", perf_config_cmd], home)
+            with open(os.path.join(home, ".perfconfig")) as f:
+                if perf_config_cmd.split("=")[1] not in f.read():
+                    raise E2EError("perf config did not write %s"
+                                   % perf_config_cmd)
+        before = self.traffic()
+        text, _, entries = self.report(name, self.p("moved.data"), home, env,
+                                       extra_args, sort=True)
+        self.expect_traffic(before, {}, name)
+        if resolved:
+            self.expect_identical(name, text)
+        else:
+            self.expect_raw(entries)
+
+    def step_unserved(self):
+        """A build ID the server does not have: one lookup for the whole
+        run, at most one request per kind, 404s only."""
+        data = self.p("unserved.data")
+        new = hashlib.sha1(b"symprov-e2e-unserved:" +
+                           self.new_id.encode()).hexdigest()
+        res = run([sys.executable, os.path.join(HERE, "make_profile.py"),
+                   "--from", self.p("orig.data"), "--moved", data,
+                   "--build-id", new, "--perf", self.perf], timeout=120)
+        if json.loads(res.stdout)["new_build_id"] != new:
+            raise E2EError("make_profile.py did not move to %s" % new)
+        before = self.traffic()
+        _, err, entries = self.report(
+            "unserved", data, self.fresh_home("unserved"),
+            self.provider_env(self.fresh_cache("unserved")), sort=True)
+        self.expect_raw(entries)
+        got = self.new_traffic(before)
+        kinds = ("debuginfo", "executable")
+        bad = {k: v for k, v in got.items()
+               if k.split()[-1] not in kinds or v > 1 or
+               (k.startswith("response") and k.split()[1] != "404")}
+        if bad or not got:
+            raise E2EError("server traffic %s: want at most one request and "
+                           "one 404 per kind (debuginfo, executable), and at "
+                           "least one" % fmt_traffic(got))
+        log("unserved build ID %s: %s" % (new, fmt_traffic(got)))
+
+    def step_broken_first(self):
+        env = self.provider_env(self.fresh_cache("broken-first"),
+                                providers=BROKEN_ENTRY + ":" + PROVIDER)
+        before = self.traffic()
+        text, err, _ = self.report("broken-first", self.p("moved.data"),
+                                   self.fresh_home("broken-first"), env,
+                                   sort=True)
+        self.expect_identical("broken-first", text)
+        about = [x for x in err.splitlines() if "libnothere" in x]
+        others = [x for x in self.symprov_lines(err) if x not in about]
+        if len(about) != 1 or not about[0].startswith("symprov:") or \
+                others:
+            raise E2EError("want exactly one symprov warning about %s on "
+                           "stderr, got %s (other symprov lines: %s)"
+                           % (BROKEN_ENTRY, about, others))
+        log("warning: " + about[0])
+        self.expect_traffic(before, self.ONE_FETCH, "broken-first")
+
+    def step_record(self):
+        """perf record never asks: -a with the providers and
+        DEBUGINFOD_URLS set, build-id processing and cache on (no -N)."""
+        home = self.fresh_home("record")
+        env = self.provider_env(self.fresh_cache("record"))
+        before = self.traffic()
+        res = self.perf_run("record", [
+            "record", "-v", "-e", "cpu-clock", "-a",
+            "-o", self.p("record.data"), "--", "sleep", "1"], home, env,
+            timeout=120)
+        self.expect_traffic(before, {}, "perf record")
+        self.expect_no_symprov_stderr(res.stderr, "perf record -v")
+
+    def step_exec_path(self):
+        """A bare name from <exec-path>/symprov/, without LD_LIBRARY_PATH
+        (perf/util/symprov.c: symprov__dir(), get_argv_exec_path())."""
+        xdir = self.fresh_dir("exec-path")
+        os.makedirs(os.path.join(xdir, "symprov"))
+        shutil.copy2(os.path.join(self.libdir, PROVIDER),
+                     os.path.join(xdir, "symprov", PROVIDER))
+        drop = ("LD_LIBRARY_PATH", "PERF_EXEC_PATH")
+
+        # control: the bare name is not found by dlopen() alone, so what
+        # finds it below is the exec-path directory
+        env = self.provider_env(self.fresh_cache("exec-path-none"),
+                                providers=PROVIDER, ld_path=False)
+        before = self.traffic()
+        _, err, entries = self.report(
+            "exec-path-none", self.p("moved.data"),
+            self.fresh_home("exec-path-none"), env, sort=True,
+            drop_env=drop)
+        if not any(e.kernel and e.raw for e in entries) or \
+                not any(PROVIDER in x and "skipped" in x
+                        for x in self.symprov_lines(err)):
+            raise E2EError("%s is found without the exec-path directory and "
+                           "LD_LIBRARY_PATH (installed system-wide?): this "
+                           "check cannot tell" % PROVIDER)
+        self.expect_traffic(before, {}, "control, no exec-path")
+
+        for how in ("--exec-path", "PERF_EXEC_PATH"):
+            name = "exec-path-" + how.strip("-").lower()
+            env = self.provider_env(self.fresh_cache(name),
+                                    providers=PROVIDER, ld_path=False)
+            pre = []
+            if how == "--exec-path":
+                pre = ["--exec-path=" + xdir]
+            else:
+                env["PERF_EXEC_PATH"] = xdir
+            before = self.traffic()
+            text, err, _ = self.report(
+                name, self.p("moved.data"), self.fresh_home(name), env,
+                sort=True, pre_args=pre,
+                drop_env=[v for v in drop if v not in env])
+            self.expect_identical(name, text)
+            self.expect_no_symprov_stderr(err, name)
+            self.expect_traffic(before, self.ONE_FETCH, how)
+
+    def provider_checks(self):
+        self.check("no-providers", self.step_no_providers)
+        cache = self.fresh_cache("after")
+        self.check("after", lambda: self.step_after(
+            "after", self.fresh_home("after"), cache, self.ONE_FETCH))
+        self.check("after-cached", lambda: self.step_after(
+            "after-cached", self.fresh_home("after-cached"), cache, {}))
+        self.check("after-zeroed", lambda: self.step_after(
+            "after-zeroed", self.zeroed_home("after-zeroed"),
+            self.fresh_cache("after-zeroed"), self.ONE_FETCH))
+        opt_outs = [
+            ("--kallsyms", dict(extra_args=[
+                "--kallsyms=" + self.p("standin.kallsyms")], resolved=True)),
+            ("--vmlinux", dict(extra_args=["--vmlinux=" + self.standin],
+                               resolved=True)),
+            ("--ignore-vmlinux", dict(extra_args=["--ignore-vmlinux"])),
+            ("--no-debuginfod", dict(extra_args=["--no-debuginfod"])),
+            ("core.debuginfod=false", dict(
+                perf_config_cmd="core.debuginfod=false")),
+            ("buildid.dir=/dev/null", dict(
+                config="[buildid]\n\tdir = /dev/null\n")),
+            ("DEBUGINFOD_URLS=", dict(env_over={"DEBUGINFOD_URLS": ""})),
+        ]
+        for i, (how, kw) in enumerate(opt_outs):
+            self.check("opt-out " + how, lambda kw=kw, i=i: self.step_opt_out(
+                "opt-out-%d" % i, **kw))
+        self.check("unserved", self.step_unserved)
+        self.check("broken-first", self.step_broken_first)
+        self.check("record", self.step_record)
+        self.check("exec-path", self.step_exec_path)
+
+    def run(self):
+        log("workdir: " + self.work)
+        why = self.preflight()
+        if why:
+            loud("symprov e2e checks NOT RUN (this is a failure):\n" +
+                 "\n".join("- " + w for w in why))
+            self.failed.append("preflight")
+            self.finish()
+            return 2
+        ok = (self.check("record + move", self.step_profile) and
+              self.check("stand-in", self.step_standin) and
+              self.check("original report", self.step_expected))
+        if ok:
+            self.check("before", self.step_before)
+            self.check("before-zeroed", self.step_before_zeroed)
+            self.check("oracle", self.step_oracle)
+            try:
+                self.server = DebuginfodServer(
+                    self.p("srv"), log_path=self.p("debuginfod.log"))
+                self.server.start()
+            except Exception as e:  # noqa: BLE001
+                self.failed.append("debuginfod")
+                print("FAIL debuginfod: %s" % e)
+            else:
+                try:
+                    self.check("served", self.step_served)
+                    if not self.args.oracle_only:
+                        self.provider_checks()
+                    log("debuginfod traffic, whole run: %s"
+                        % fmt_traffic(self.traffic()))
+                finally:
+                    self.server.stop()
+        return self.finish()
+
+    def finish(self):
+        lines = sorted(self.stderr_seen.items(), key=lambda kv: kv[0])
+        if lines:
+            log("perf stderr lines (distinct; runs):")
+            for line, runs in lines:
+                log("  %r: %d run(s), e.g. %s" % (line[:160], len(runs),
+                                                  runs[0]))
+        log("%.1fs in all" % (time.monotonic() - self.t0))
+        if self.failed:
+            print("failed: " + ", ".join(self.failed))
+        print("%d passed, %d failed" % (len(self.passed), len(self.failed)))
+        return 0 if not self.failed else 1
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--perf", help="perf under test (default $PERF, else "
+                    "build/perf/perf)")
+    ap.add_argument("--record-perf", help="perf used to record")
+    ap.add_argument("--oracle-only", action="store_true",
+                    help="no provider steps (any perf)")
+    ap.add_argument("--workdir", help="keep everything here")
+    ap.add_argument("--duration", type=int, default=3)
+    ap.add_argument("--all-entries", action="store_true",
+                    help="compare user-space entries too (can flake when "
+                    "binaries in the profile change between reports, e.g. "
+                    "a parallel build relinks them)")
+    args = ap.parse_args(argv)
+    try:
+        r = Runner(args)
+    except E2EError as e:
+        loud("symprov e2e checks NOT RUN (this is a failure): %s" % e)
+        print("0 passed, 1 failed")
+        return 2
+    try:
+        return r.run()
+    finally:
+        if not args.workdir:
+            shutil.rmtree(r.work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
