@@ -24,7 +24,7 @@ static int ex_find(void *state, const struct symprov_request *req,
 	dir = dir ?: getenv("SYMPROV_EXAMPLE_DIR");
 	if (!dir || req->kind != SYMPROV_KIND_KERNEL)
 		return SYMPROV_DISABLED;
-	path = malloc(strlen(dir) + 2 * req->build_id_len + 10);
+	path = malloc(strlen(dir) + 2 * (size_t)req->build_id_len + 10);
 	if (!path)
 		return SYMPROV_UNAVAILABLE;
 	n = sprintf(path, "%s/", dir);
