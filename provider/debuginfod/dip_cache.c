@@ -13,10 +13,12 @@
  * miss is an empty file ROOT/BUILDID/TYPE.  Only an empty file is ever
  * removed, so a wrong guess cannot lose a downloaded file.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,4 +64,34 @@ int dip_cache_forget_miss(const char *hex, const char *type)
 	if (unlink(path))
 		return errno == ENOENT ? 0 : -errno;
 	return 1;
+}
+
+int dip_cache_landing(const char *hex, const char *type)
+{
+	char root[PATH_MAX], path[PATH_MAX];
+	size_t len = strlen(type);
+	struct dirent *de;
+	struct stat st;
+	int n, ret = 0;
+	DIR *dir;
+
+	if (dip_cache_root(root, sizeof(root)))
+		return 0;
+	n = snprintf(path, sizeof(path), "%s/%s/%s", root, hex, type);
+	if (n < 0 || (size_t)n >= sizeof(path) || stat(path, &st) ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	if (st.st_size)
+		return 2;
+	path[n - len - 1] = '\0';
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	/* mkstemp("TYPE.XXXXXX") of a download in progress */
+	while (!ret && (de = readdir(dir)))
+		ret = !strncmp(de->d_name, type, len) &&
+		      de->d_name[len] == '.' &&
+		      strlen(de->d_name + len + 1) == 6;
+	closedir(dir);
+	return ret;
 }

@@ -11,4 +11,11 @@
  */
 int dip_cache_forget_miss(const char *hex, const char *type);
 
+/*
+ * What the cache holds for @type of @hex: 2 a file, 1 an empty miss
+ * marker beside a download in progress (its temporary file), 0 anything
+ * else.
+ */
+int dip_cache_landing(const char *hex, const char *type);
+
 #endif /* DIP_CACHE_H */

@@ -5,15 +5,24 @@
  * client cache; this adds the check of what came back, the mapping of
  * errors onto symprov statuses and the host's progress and cancellation.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memfd_create */
+#endif
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dip_cache.h"
 #include "dip_fetch.h"
+#include "dip_miss.h"
+#include "dip_pool.h"
 #include "dip_verify.h"
 #include "symprov_buildid.h"
 
@@ -22,55 +31,6 @@
 		if ((host)->log)                                       \
 			(host)->log((host)->data, level, __VA_ARGS__); \
 	} while (0)
-
-int dip_client_pool_init(struct dip_client_pool *pool)
-{
-	pool->idle = NULL;
-	pool->nr_idle = 0;
-	pool->max_idle = 0;
-	return -pthread_mutex_init(&pool->lock, NULL);
-}
-
-void dip_client_pool_fini(struct dip_client_pool *pool)
-{
-	size_t i;
-
-	for (i = 0; i < pool->nr_idle; i++)
-		debuginfod_end(pool->idle[i]);
-	free(pool->idle);
-	pthread_mutex_destroy(&pool->lock);
-}
-
-static debuginfod_client *dip_client_get(struct dip_client_pool *pool)
-{
-	debuginfod_client *client = NULL;
-
-	pthread_mutex_lock(&pool->lock);
-	if (pool->nr_idle)
-		client = pool->idle[--pool->nr_idle];
-	pthread_mutex_unlock(&pool->lock);
-	return client ?: debuginfod_begin();
-}
-
-static void dip_client_put(struct dip_client_pool *pool,
-			   debuginfod_client *client)
-{
-	pthread_mutex_lock(&pool->lock);
-	if (pool->nr_idle == pool->max_idle) {
-		size_t max = pool->max_idle ? 2 * pool->max_idle : 4;
-		void **idle = realloc(pool->idle, max * sizeof(*idle));
-
-		if (!idle) {
-			pthread_mutex_unlock(&pool->lock);
-			debuginfod_end(client);
-			return;
-		}
-		pool->idle = idle;
-		pool->max_idle = max;
-	}
-	pool->idle[pool->nr_idle++] = client;
-	pthread_mutex_unlock(&pool->lock);
-}
 
 const char *dip_type_str(enum dip_type type)
 {
@@ -81,6 +41,8 @@ struct dip_query {
 	const struct symprov_host *host;
 	const struct symprov_request *req;
 	bool cancelled;
+	int limit; /* EFBIG: cancelled by us, over DEBUGINFOD_MAXSIZE */
+	long maxsize;
 };
 
 static int dip_progressfn(debuginfod_client *client, long done, long total)
@@ -88,6 +50,15 @@ static int dip_progressfn(debuginfod_client *client, long done, long total)
 	struct dip_query *q = debuginfod_get_user_data(client);
 	int action;
 
+	/*
+	 * libdebuginfod checks DEBUGINFOD_MAXSIZE against Content-Length
+	 * only; without one, count the bytes.  (Before a server sends, @done
+	 * counts loops, far under any sensible size.)
+	 */
+	if (q->maxsize > 0 && total <= 0 && done > q->maxsize) {
+		q->limit = EFBIG;
+		return 1;
+	}
 	if (!q->host->progress)
 		return 0;
 	action = q->host->progress(q->host->data, q->req,
@@ -111,6 +82,29 @@ static int dip_status_of(int rc)
 	}
 }
 
+/* The body's size, as the debuginfod server announced it, or -1. */
+static long long dip_announced_size(debuginfod_client *client)
+{
+	const char *h = debuginfod_get_headers(client);
+	static const char name[] = "x-debuginfod-size:";
+
+	for (; h && *h; h = strchr(h, '\n') ? strchr(h, '\n') + 1 : "") {
+		if (!strncasecmp(h, name, sizeof(name) - 1))
+			return strtoll(h + sizeof(name) - 1, NULL, 10);
+	}
+	return -1;
+}
+
+static int dip_query_once(debuginfod_client *client, enum dip_type type,
+			  const struct symprov_request *req, char **file)
+{
+	if (type == DIP_TYPE_DEBUGINFO)
+		return debuginfod_find_debuginfo(client, req->build_id,
+						 (int)req->build_id_len, file);
+	return debuginfod_find_executable(client, req->build_id,
+					  (int)req->build_id_len, file);
+}
+
 int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	      const struct symprov_request *req,
 	      const struct symprov_request *host_req, enum dip_type type,
@@ -119,29 +113,65 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	struct dip_query q = { .host = host, .req = host_req };
 	char hex[SYMPROV_BUILD_ID_HEX_MAX];
 	debuginfod_client *client;
-	const char *why;
+	const char *why, *env;
 	char *file = NULL;
-	int fd;
+	long long announced;
+	bool transient = false;
+	struct stat st;
+	int fd, vfd = -1;
 
 	*path = NULL;
 	*err = 0;
 	symprov_build_id_hex(req->build_id, req->build_id_len, hex);
+	env = getenv("DEBUGINFOD_MAXSIZE");
+	q.maxsize = env ? strtol(env, NULL, 10) : 0;
 	client = dip_client_get(pool);
 	if (!client) {
 		*err = ENOMEM;
 		return SYMPROV_UNAVAILABLE;
 	}
+	/* Unless the user reads it (DEBUGINFOD_VERBOSE): see above. */
+	env = getenv("DEBUGINFOD_VERBOSE");
+	if (!env || !*env) {
+		vfd = memfd_create("dip-verbose", MFD_CLOEXEC);
+		if (vfd >= 0)
+			debuginfod_set_verbose_fd(client, vfd);
+	}
 	debuginfod_set_user_data(client, &q);
 	debuginfod_set_progressfn(client, dip_progressfn);
-	if (type == DIP_TYPE_DEBUGINFO)
-		fd = debuginfod_find_debuginfo(client, req->build_id,
-					       (int)req->build_id_len, &file);
-	else
-		fd = debuginfod_find_executable(client, req->build_id,
-						(int)req->build_id_len, &file);
+	fd = dip_query_once(client, type, req, &file);
+	if (fd == -ENOENT && !q.cancelled && vfd >= 0)
+		transient = dip_miss_log_says_transient(vfd);
+	if (fd == -ENOENT && !q.cancelled && !transient &&
+	    dip_miss_wait_landing(host, host_req, hex, dip_type_str(type))) {
+		/* served from the cache now */
+		fd = dip_query_once(client, type, req, &file);
+	}
+	announced = fd >= 0 ? dip_announced_size(client) : -1;
+	if (vfd >= 0) {
+		debuginfod_set_verbose_fd(client, -1);
+		close(vfd);
+	}
 	debuginfod_set_user_data(client, NULL);
 	dip_client_put(pool, client);
 
+	if (q.limit && !q.cancelled) {
+		if (fd >= 0)
+			close(fd);
+		free(file);
+		dip_cache_forget_miss(hex, dip_type_str(type));
+		*err = q.limit;
+		return SYMPROV_UNAVAILABLE;
+	}
+	if (transient) {
+		/* Not a statement that the file does not exist: forget it. */
+		dip_cache_forget_miss(hex, dip_type_str(type));
+		*err = EAGAIN;
+		dip_log(host, SYMPROV_LOG_DEBUG,
+			"%s %s: server error, not a miss", hex,
+			dip_type_str(type));
+		return SYMPROV_UNAVAILABLE;
+	}
 	if (q.cancelled) {
 		if (fd >= 0)
 			close(fd);
@@ -159,7 +189,18 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 		return dip_status_of(fd);
 	}
 
-	if (dip_verify_build_id(fd, req->build_id, req->build_id_len, &why)) {
+	/*
+	 * libdebuginfod 0.188 retries a failed transfer into the same file,
+	 * after what the failed one wrote: check the size the server gave.
+	 */
+	if (announced >= 0 && (fstat(fd, &st) || st.st_size != announced))
+		why = "size differs from the one the server announced";
+	else if (dip_verify_build_id(fd, req->build_id, req->build_id_len,
+				     &why))
+		;
+	else
+		why = NULL;
+	if (why) {
 		close(fd);
 		dip_log(host, SYMPROV_LOG_WARN,
 			"%s from the debuginfod server for build ID %s rejected: %s; removed from the cache",

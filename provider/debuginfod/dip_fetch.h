@@ -3,24 +3,10 @@
 #ifndef DIP_FETCH_H
 #define DIP_FETCH_H
 
-#include <pthread.h>
 #include <stddef.h>
 
+#include "dip_pool.h"
 #include "symprov.h"
-
-/*
- * libdebuginfod wants one client per thread at a time: keep the idle
- * ones for reuse, hand one to each concurrent query.
- */
-struct dip_client_pool {
-	pthread_mutex_t lock;
-	void **idle;
-	size_t nr_idle;
-	size_t max_idle;
-};
-
-int dip_client_pool_init(struct dip_client_pool *pool);
-void dip_client_pool_fini(struct dip_client_pool *pool);
 
 enum dip_type {
 	DIP_TYPE_DEBUGINFO,

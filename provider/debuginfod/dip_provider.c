@@ -128,8 +128,11 @@ static int dip_fetch_kind(struct dip_state *st,
 
 		if (s == SYMPROV_UNAVAILABLE) {
 			status = s;
-			/* Down or slow servers: don't pay that twice. */
-			if (*err != EBADMSG)
+			/*
+			 * Down or slow servers: don't pay that twice.  A bad
+			 * or too large file says nothing of the other type.
+			 */
+			if (*err != EBADMSG && *err != EFBIG)
 				break;
 		} else if (s != SYMPROV_NOT_FOUND) {
 			return s;

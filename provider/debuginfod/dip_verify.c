@@ -7,7 +7,9 @@
 #include <gelf.h>
 #include <elfutils/libdwelf.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "dip_verify.h"
 
@@ -16,6 +18,54 @@ static pthread_once_t dip_elf_once = PTHREAD_ONCE_INIT;
 static void dip_elf_init(void)
 {
 	elf_version(EV_CURRENT);
+}
+
+/* @len bytes at @off are inside a file of @size bytes. */
+static int dip_inside(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off <= size && len <= size - off;
+}
+
+/*
+ * A file cut short can keep its build ID note: a body that ended with its
+ * connection (no Content-Length), a copy in the cache truncated later.
+ * Everything the ELF headers place in the file must be in it.
+ */
+static int dip_elf_complete(Elf *elf, int fd)
+{
+	struct stat st;
+	GElf_Ehdr ehdr;
+	Elf_Scn *scn = NULL;
+	size_t i, n;
+	uint64_t size;
+
+	if (fstat(fd, &st) || !gelf_getehdr(elf, &ehdr))
+		return -1;
+	size = (uint64_t)st.st_size;
+	if (elf_getshdrnum(elf, &n))
+		return -1;
+	if (n &&
+	    !dip_inside(ehdr.e_shoff, (uint64_t)n * ehdr.e_shentsize, size))
+		return -1;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr))
+			return -1;
+		if (shdr.sh_type != SHT_NOBITS &&
+		    !dip_inside(shdr.sh_offset, shdr.sh_size, size))
+			return -1;
+	}
+	if (elf_getphdrnum(elf, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr phdr;
+
+		if (!gelf_getphdr(elf, (int)i, &phdr) ||
+		    !dip_inside(phdr.p_offset, phdr.p_filesz, size))
+			return -1;
+	}
+	return 0;
 }
 
 int dip_verify_build_id(int fd, const unsigned char *build_id, size_t len,
@@ -37,6 +87,8 @@ int dip_verify_build_id(int fd, const unsigned char *build_id, size_t len,
 		*why = "no build ID note";
 	else if ((size_t)found_len != len || memcmp(found, build_id, len) != 0)
 		*why = "build ID differs from the one asked for";
+	else if (dip_elf_complete(elf, fd))
+		*why = "file is truncated";
 	else
 		ret = 0;
 out:

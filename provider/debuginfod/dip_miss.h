@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Is libdebuginfod's "not found" a miss? */
+#ifndef DIP_MISS_H
+#define DIP_MISS_H
+
+#include <stdbool.h>
+
+#include "symprov.h"
+
+/*
+ * The verbose log (@vfd, a memfd given to debuginfod_set_verbose_fd())
+ * of a query that ended in -ENOENT shows a failure that is not a 404.
+ */
+bool dip_miss_log_says_transient(int vfd);
+
+/*
+ * The cache holds a fresh miss marker for @type of @hex beside a download
+ * that is landing: wait for it (5 s at most, while host->progress lets
+ * us).  True when the file is there now.
+ */
+bool dip_miss_wait_landing(const struct symprov_host *host,
+			   const struct symprov_request *req, const char *hex,
+			   const char *type);
+
+#endif /* DIP_MISS_H */
