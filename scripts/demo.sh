@@ -34,6 +34,7 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 E2E=$REPO/tests/e2e
+TESTLIB=$REPO/tests/lib
 MAKE=${MAKE:-make}
 PYTHON=${PYTHON:-python3}
 PERF=${PERF:-$REPO/build/perf/perf}
@@ -159,7 +160,7 @@ say "Stand-in vmlinux for build ID $NEW_ID, served by a local debuginfod"
 mkdir -p "$WORK/srv"
 timeout 600 "$PYTHON" "$E2E/make_standin.py" --build-id "$NEW_ID" \
 	-o "$WORK/srv/vmlinux-standin" --kallsyms-copy "$WORK/kallsyms"
-"$PYTHON" "$E2E/debuginfod_server.py" serve "$WORK/srv" \
+"$PYTHON" "$TESTLIB/debuginfod_server.py" serve "$WORK/srv" \
 	--url-file "$WORK/url" --log "$WORK/debuginfod.log" --max-seconds 1800 \
 	>/dev/null &
 SERVER_PID=$!
@@ -188,7 +189,7 @@ if grep -q 'No kallsyms or vmlinux' "$WORK/report-after.err"; then
 fi
 
 say "debuginfod responses (code type count)"
-"$PYTHON" "$E2E/debuginfod_server.py" counts "$URL"
+"$PYTHON" "$TESTLIB/debuginfod_server.py" counts "$URL"
 
 say "AFTER vs. the original profile (kernel entries, up to aliases)"
 summarize --kallsyms "$WORK/kallsyms" --max-problems 8 --kernel-only \

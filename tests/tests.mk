@@ -68,8 +68,12 @@ check-unit: $(TEST_DEPS)
 check-integration: $(TEST_DEPS)
 	@$(PYTHON) tests/integration/test_debuginfod.py --build $(B)
 
+# Server faults, local faults, races (root: tmpfs mounts, setpriv).
+check-faults: $(TEST_DEPS)
+	@$(PYTHON) tests/integration/test_faults.py --build $(B)
+
 # The tests of one build ($(B)).
-test: check-unit check-integration
+test: check-unit check-integration check-faults
 
 # The tests with threads, for TSAN=1.
 test-threads: $(TEST_DEPS)
@@ -103,7 +107,7 @@ check: test check-privilege lint check-valgrind check-fuzz check-perf-glue
 	$(MAKE) TSAN=1 test-threads
 	$(MAKE) check-e2e
 
-.PHONY: check test test-threads check-unit check-integration check-valgrind check-privilege lint
+.PHONY: check test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint
 
 $(call obj,tests/unit/test_memo.c tests/unit/test_verify.c): \
 	ALL_CPPFLAGS += -Iprovider/debuginfod

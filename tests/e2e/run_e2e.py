@@ -75,6 +75,8 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', 'lib'))
 import compare_reports  # noqa: E402
 import make_kallsyms_cache  # noqa: E402
 from debuginfod_server import (DebuginfodServer, http_get,  # noqa: E402

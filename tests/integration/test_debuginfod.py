@@ -50,8 +50,8 @@ class ProviderTest(unittest.TestCase):
         make_elf(os.path.join(srv, 'debug.elf'), BID_DEBUG, debuginfo=True)
         make_elf(os.path.join(srv, 'exec.elf'), BID_EXEC, debuginfo=False,
                  seed=1)
-        cls.server = DebuginfodServer(srv, expect_files=2,
-                                      log=os.path.join(cls.tmp, 'd.log'))
+        cls.server = DebuginfodServer(
+            srv, log_path=os.path.join(cls.tmp, 'd.log'))
         cls.server.start()
 
     @classmethod
@@ -91,26 +91,26 @@ class ProviderTest(unittest.TestCase):
             self.assertIn(w, lines[0])
 
     def test_found_debuginfo(self):
-        before = self.server.responses(200, 'debuginfo')
+        before = self.server.responses(type='debuginfo', code=200)
         res = self.find(BID_DEBUG)
         self.assertEqual(res.returncode, 0, res.stderr)
         path = res.stdout.strip()
         self.assertTrue(path.startswith(self.cache), path)
         self.assertEqual(read_build_id(path), BID_DEBUG)
-        self.assertEqual(self.server.responses(200, 'debuginfo'), before + 1)
+        self.assertEqual(self.server.responses(type='debuginfo', code=200), before + 1)
         # served from the client cache the second time
-        requests = self.server.requests()
+        requests = self.server.responses()
         res = self.find(BID_DEBUG)
         self.assertEqual(res.stdout.strip(), path)
-        self.assertEqual(self.server.requests(), requests)
+        self.assertEqual(self.server.responses(), requests)
 
     def test_kernel_falls_back_to_executable(self):
-        miss = self.server.responses(404, 'debuginfo')
+        miss = self.server.responses(type='debuginfo', code=404)
         res = self.find(BID_EXEC)
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertEqual(read_build_id(res.stdout.strip()), BID_EXEC)
         # debuginfo asked first, then executable
-        self.assertEqual(self.server.responses(404, 'debuginfo'), miss + 1)
+        self.assertEqual(self.server.responses(type='debuginfo', code=404), miss + 1)
 
     def test_kinds(self):
         res = self.find('--kind', 'executable', BID_DEBUG)
@@ -120,24 +120,24 @@ class ProviderTest(unittest.TestCase):
         self.assertEqual(res.returncode, 2, res.stderr)
 
     def test_miss_asked_once_for_two_processes(self):
-        before = self.server.responses(404, 'debuginfo')
-        before_exec = self.server.responses(404, 'executable')
+        before = self.server.responses(type='debuginfo', code=404)
+        before_exec = self.server.responses(type='executable', code=404)
         for _ in range(2):
             res = self.find(BID_MISSING)
             self.assertEqual(res.returncode, 2, res.stderr)
             self.assertEqual(res.stdout, '')
             self.assertIn('not found', res.stderr)
-        self.assertEqual(self.server.responses(404, 'debuginfo'), before + 1)
-        self.assertEqual(self.server.responses(404, 'executable'),
+        self.assertEqual(self.server.responses(type='debuginfo', code=404), before + 1)
+        self.assertEqual(self.server.responses(type='executable', code=404),
                          before_exec + 1)
 
     def check_no_request(self, rc, *args, env=None,
                          providers='libdebuginfodprov.so'):
-        before = self.server.requests()
+        before = self.server.responses()
         res = self.find(*args, BID_DEBUG, env=env, providers=providers)
         self.assertEqual(res.returncode, rc, res.stderr)
         self.assertEqual(res.stdout, '')
-        self.assertEqual(self.server.requests(), before)
+        self.assertEqual(self.server.responses(), before)
         self.assertFalse(os.path.exists(os.path.join(self.cache, BID_DEBUG)))
 
     def test_opt_outs_make_no_request(self):
@@ -256,7 +256,7 @@ class ProviderTest(unittest.TestCase):
 
     def test_threads_share_one_download(self):
         bid = BID_DEBUG
-        before = self.server.responses(200, 'debuginfo')
+        before = self.server.responses(type='debuginfo', code=200)
         driver = os.path.join(BUILD, 'tests', 'concurrent_find')
         res = subprocess.run(
             [driver, os.path.join(BUILD, 'lib', 'libdebuginfodprov.so'),
@@ -266,15 +266,15 @@ class ProviderTest(unittest.TestCase):
         lines = res.stdout.splitlines()
         self.assertEqual(len(lines), 8)
         self.assertEqual(len(set(lines)), 1, lines)
-        self.assertEqual(self.server.responses(200, 'debuginfo'), before + 1)
+        self.assertEqual(self.server.responses(type='debuginfo', code=200), before + 1)
 
     def test_bad_input(self):
         for bid, why in (('abc', 'odd number'), ('zz', 'not a hex digit'),
                          ('', 'too short'), ('ab' * 33, 'too long')):
-            before = self.server.requests()
+            before = self.server.responses()
             res = self.find(bid)
             self.assert_one_line_error(res, 1, 'build ID', why)
-            self.assertEqual(self.server.requests(), before)
+            self.assertEqual(self.server.responses(), before)
         res = self.find('--bogus', BID_DEBUG)
         self.assert_one_line_error(res, 1, '--bogus')
         res = self.find('--kind', 'firmware', BID_DEBUG)

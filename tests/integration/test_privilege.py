@@ -79,7 +79,7 @@ class PrivilegeTest(unittest.TestCase):
         self.assertNotIn(WARNING, res.stderr)
 
     def check_refused(self, exe):
-        before = self.server.requests()
+        before = self.server.responses()
         res = self.run_as_nobody(exe)
         self.assertEqual(res.returncode, 3, res.stderr)
         self.assertEqual(res.stdout, '')
@@ -87,7 +87,7 @@ class PrivilegeTest(unittest.TestCase):
         res = self.run_as_nobody(exe, '--providers', 'libdebuginfodprov.so')
         self.assertEqual(res.returncode, 3, res.stderr)
         self.assertIn('--providers ignored', res.stderr)
-        self.assertEqual(self.server.requests(), before)
+        self.assertEqual(self.server.responses(), before)
 
     def test_file_capability(self):
         exe = self.copy_symprov('symprov-cap')

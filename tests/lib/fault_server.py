@@ -5,6 +5,32 @@ Only for what a real debuginfod cannot be made to do: send a file with
 another build ID, a body that is not ELF, a truncated body, hang, and so
 on.  It runs in a thread of the test, serves at most for `lifetime`
 seconds, and every handler is bounded in time.
+
+Modes (the `mode` argument):
+
+  file             200 with `body`
+  not-elf          200 with an HTML page
+  status           `status` with a short body (404, 406, 500, 503...)
+  truncated        200, Content-Length twice len(body), then body, close
+  truncated-nolen  200 without Content-Length, half of body, close
+  hang             reads the request, never answers
+  stall            200 and its headers, `stall_at` bytes of body (64),
+                   then nothing
+  trickle          200, one byte of body every `trickle_s` seconds
+  stream           200 without Content-Length, then zeros, forever: `chunk`
+                   bytes at a time, at most `rate` bytes a second (0: as
+                   fast as the client takes them)
+  reset            reads the request, closes without a byte
+  redirect-loop    302 to the same path, forever, each after `delay_s`
+
+`by_type` ({'debuginfo': 'status', 'executable': 'file'}) picks the mode
+per last path component of the request (the debuginfod artifact type);
+types it does not name get `mode`.  With `then`, the requests after the
+first `after` ones get mode `then` instead: a server that recovers.  With
+`size_header`, a 200 carries X-DEBUGINFOD-SIZE: len(body), as debuginfod
+sends.  `hits` lists the paths asked, in order; `sent` counts the bytes of
+'stream' bodies.  Whatever the mode, a handler stops once the server is
+stopped.
 """
 import http.server
 import threading
@@ -21,7 +47,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         srv = self.server
         with srv.lock:
             srv.hits.append(self.path)
-        mode = srv.mode
+            recovered = srv.then and len(srv.hits) > srv.after
+        mode = srv.by_type.get(self.path.rstrip('/').rsplit('/', 1)[-1],
+                               srv.mode)
+        if recovered:
+            mode = srv.then
         if mode == 'file':
             self._send(200, srv.body)
         elif mode == 'not-elf':
@@ -35,18 +65,45 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(srv.body)
             self.wfile.flush()
             self.close_connection = True
+        elif mode == 'truncated-nolen':
+            # HTTP/1.1 without Content-Length nor chunking: the body ends
+            # where the connection does, so a short one looks complete
+            self.send_response(200)
+            self.send_header('Connection', 'close')
+            self.end_headers()
+            self.wfile.write(srv.body[:len(srv.body) // 2])
+            self.wfile.flush()
+            self.close_connection = True
         elif mode == 'hang':
             srv.stopping.wait(srv.hang_s)
             self.close_connection = True
         elif mode == 'stall':
             self.send_response(200)
             self.send_header('Content-Length', str(len(srv.body)))
+            self._size_header()
             self.end_headers()
-            self.wfile.write(srv.body[:64])
+            self.wfile.write(srv.body[:srv.stall_at])
             self.wfile.flush()
             srv.stopping.wait(srv.hang_s)
             self.close_connection = True
+        elif mode == 'trickle':
+            self.send_response(200)
+            self.send_header('Content-Length', str(len(srv.body)))
+            self._size_header()
+            self.end_headers()
+            self._dribble(srv.body, srv.trickle_s)
+            self.close_connection = True
+        elif mode == 'stream':
+            self.send_response(200)
+            self.send_header('Connection', 'close')
+            self.end_headers()
+            self._flood()
+            self.close_connection = True
+        elif mode == 'reset':
+            self.close_connection = True
         elif mode == 'redirect-loop':
+            if srv.delay_s:
+                srv.stopping.wait(srv.delay_s)
             self.send_response(302)
             self.send_header('Location', self.path)
             self.send_header('Content-Length', '0')
@@ -57,21 +114,73 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def _send(self, code, body):
         self.send_response(code)
         self.send_header('Content-Length', str(len(body)))
+        if code == 200:
+            self._size_header()
         self.end_headers()
         self.wfile.write(body)
+
+    def _size_header(self):
+        # what a real debuginfod sends with a file
+        if self.server.size_header:
+            self.send_header('X-DEBUGINFOD-SIZE', str(len(self.server.body)))
+
+    def _dribble(self, body, interval):
+        srv = self.server
+        deadline = time.monotonic() + srv.hang_s
+        for i in range(len(body)):
+            if srv.stopping.is_set() or time.monotonic() > deadline:
+                return
+            try:
+                self.wfile.write(body[i:i + 1])
+                self.wfile.flush()
+            except OSError:
+                return  # the client gave up: that is the point
+            srv.stopping.wait(interval)
+
+    def _flood(self):
+        srv = self.server
+        chunk = b'\0' * srv.chunk
+        start = time.monotonic()
+        deadline = start + srv.hang_s
+        sent = 0
+        while not srv.stopping.is_set() and time.monotonic() < deadline:
+            if srv.rate:
+                ahead = sent / srv.rate - (time.monotonic() - start)
+                if ahead > 0 and srv.stopping.wait(ahead):
+                    return
+            try:
+                self.wfile.write(chunk)
+            except OSError:
+                return
+            sent += len(chunk)
+            with srv.lock:
+                srv.sent += len(chunk)
 
 
 class FaultServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, mode, body=b'', status=500, hang_s=30, lifetime=120):
+    def __init__(self, mode, body=b'', status=500, hang_s=30, lifetime=120,
+                 trickle_s=0.5, chunk=64 * 1024, rate=0, delay_s=0,
+                 by_type=None, then=None, after=1, stall_at=64,
+                 size_header=False):
         super().__init__(('127.0.0.1', 0), _Handler)
         self.mode = mode
         self.body = body
         self.status = status
         self.hang_s = hang_s
         self.lifetime = lifetime
+        self.trickle_s = trickle_s
+        self.chunk = chunk
+        self.delay_s = delay_s
+        self.rate = rate
+        self.by_type = dict(by_type or {})
+        self.then = then
+        self.stall_at = stall_at
+        self.size_header = size_header
+        self.after = after
         self.hits = []
+        self.sent = 0  # bytes of body sent in 'stream' mode
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.thread = None
