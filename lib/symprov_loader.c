@@ -8,7 +8,9 @@
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,6 +232,53 @@ static bool slot_is_duplicate(struct symprov_slot *slot)
 	return false;
 }
 
+/* e_ident and e_machine of an ELF file, or -1. */
+static int elf_machine_of(const char *path, unsigned char ident[EI_NIDENT],
+			  uint16_t *machine)
+{
+	unsigned char hdr[EI_NIDENT + 4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, hdr, sizeof(hdr));
+	close(fd);
+	if (n != (ssize_t)sizeof(hdr) || memcmp(hdr, ELFMAG, SELFMAG) != 0)
+		return -1;
+	memcpy(ident, hdr, EI_NIDENT);
+	/* e_machine follows e_type, in the file's byte order */
+	if (hdr[EI_DATA] == ELFDATA2LSB)
+		*machine = (uint16_t)(hdr[EI_NIDENT + 2] | hdr[EI_NIDENT + 3]
+								   << 8);
+	else
+		*machine = (uint16_t)(hdr[EI_NIDENT + 2] << 8 |
+				      hdr[EI_NIDENT + 3]);
+	return 0;
+}
+
+/*
+ * glibc says "No such file or directory" for an ELF file built for
+ * another machine: say what it is, comparing it with this program.
+ */
+static int slot_fail_dlopen(struct symprov_slot *slot, const char *err)
+{
+	unsigned char ident[EI_NIDENT], self_ident[EI_NIDENT];
+	uint16_t machine, self_machine;
+
+	if (elf_machine_of(slot->path, ident, &machine) == 0 &&
+	    elf_machine_of("/proc/self/exe", self_ident, &self_machine) == 0 &&
+	    (ident[EI_CLASS] != self_ident[EI_CLASS] ||
+	     ident[EI_DATA] != self_ident[EI_DATA] || machine != self_machine))
+		return slot_fail(
+			slot,
+			"ELF file for another machine (e_machine %u, %d-bit; this is e_machine %u, %d-bit)",
+			machine, ident[EI_CLASS] == ELFCLASS64 ? 64 : 32,
+			self_machine,
+			self_ident[EI_CLASS] == ELFCLASS64 ? 64 : 32);
+	return slot_fail(slot, "%s", err);
+}
+
 static int slot_load(struct symprov_slot *slot)
 {
 	struct symprov_loader *loader = slot->loader;
@@ -242,7 +291,7 @@ static int slot_load(struct symprov_slot *slot)
 
 	slot->handle = dlopen(slot->path, SYMPROV_DLOPEN_FLAGS);
 	if (!slot->handle)
-		return slot_fail(slot, "%s", dlerror());
+		return slot_fail_dlopen(slot, dlerror());
 	if (slot_is_duplicate(slot))
 		return -1;
 

@@ -261,6 +261,25 @@ static void check_bad_entry(const char *spec, const char *reason)
 	teardown(NULL);
 }
 
+/* libtp_a.so relabelled as an AArch64 object (e_machine 183). */
+static const char *other_arch(void)
+{
+	static char path[PATH_MAX];
+	static const unsigned char aarch64[2] = { 183, 0 };
+	char cmd[3 * PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/libother-arch.so", tp_dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s/libtp_a.so' '%s'", tp_dir, path);
+	assert_int_equal(system(cmd), 0);
+	f = fopen(path, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 18, SEEK_SET), 0);
+	assert_int_equal(fwrite(aarch64, 1, 2, f), 2);
+	fclose(f);
+	return path;
+}
+
 static void test_bad_entries(void **state)
 {
 	char notso[PATH_MAX];
@@ -270,12 +289,15 @@ static void test_bad_entries(void **state)
 	snprintf(notso, sizeof(notso), "%s/not-a-library.so", tp_dir);
 	f = fopen(notso, "w");
 	assert_non_null(f);
-	fputs("this is text\n", f);
+	fputs("#!/bin/sh\n# a script is no provider, whatever its name says,\n# however long it is.\n",
+	      f);
 	fclose(f);
 
 	check_bad_entry("/nonexistent/libnothere.so", "No such file");
 	check_bad_entry("libnothere-at-all.so", "No such file");
-	check_bad_entry(notso, "not-a-library.so");
+	check_bad_entry(notso, "not-a-library.so: invalid ELF header");
+	check_bad_entry(other_arch(),
+			"ELF file for another machine (e_machine 183");
 	check_bad_entry(tp_dir, "Is a directory");
 	check_bad_entry(tp("noentry"), "no symprov_provider_entry symbol");
 	check_bad_entry(tp("abi2"), "ABI version 2.0, this test supports 1.x");
@@ -285,6 +307,23 @@ static void test_bad_entries(void **state)
 	check_bad_entry(tp("sizehuge"), "size 100000 is not valid");
 	check_bad_entry(tp("newerdirty"), "fields this host does not know");
 	unlink(notso);
+	unlink(other_arch());
+}
+
+/* A relative path is a path: from the current directory. */
+static void test_relative_path(void **state)
+{
+	struct symprov_loader *l;
+	char cwd[PATH_MAX];
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(tp_dir), 0);
+	l = symprov_loader_new("./libtp_b.so", "/nonexistent", &host);
+	assert_int_equal(chdir(cwd), 0);
+	assert_int_equal(symprov_loader_nr_providers(l), 1);
+	assert_string_equal(symprov_loader_entry(l, 0)->path, "./libtp_b.so");
+	symprov_loader_delete(l);
 }
 
 /* A newer provider whose extra fields are zero is fine. */
@@ -542,6 +581,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_header_example, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bare_name_in_dir, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_relative_path, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_entries, setup,
 						teardown),
