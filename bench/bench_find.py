@@ -62,10 +62,7 @@ def main():
         make_elf(os.path.join(srv, 'small.elf'), SMALL)
         make_large(os.path.join(srv, 'large.elf'), LARGE)
         with DebuginfodServer(srv) as server:
-            env = {k: v for k, v in os.environ.items()
-                   if not k.startswith('DEBUGINFOD_')}
-            env.update(HOME=tmp, DEBUGINFOD_URLS=server.url,
-                       DEBUGINFOD_CACHE_PATH=os.path.join(tmp, 'cache'))
+            env = server.client_env(tmp)
             print('%-6s %-28s %10s %8s %10s %8s' % (
                 'file', 'command', 'median ms', 'min ms', 'peak KiB',
                 'ratio'))

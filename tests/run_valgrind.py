@@ -89,10 +89,7 @@ def main():
         os.mkdir(srv)
         make_elf(os.path.join(srv, 'f.elf'), BID)
         with DebuginfodServer(srv) as server:
-            env = {k: v for k, v in os.environ.items()
-                   if not k.startswith('DEBUGINFOD_')}
-            env.update(HOME=tmp, DEBUGINFOD_URLS=server.url,
-                       DEBUGINFOD_CACHE_PATH=os.path.join(tmp, 'cache'))
+            env = server.client_env(tmp)
             symprov = os.path.join(build, 'bin', 'symprov')
             prov = ['--providers', 'libdebuginfodprov.so']
             for name, args, rc in (

@@ -13,16 +13,16 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 
-from debuginfod_server import DebuginfodServer, free_port  # noqa: E402
+from debuginfod_server import free_port  # noqa: E402
 from elf_fixtures import make_elf, read_build_id  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
+from server_testcase import ServerTestCase, summarize  # noqa: E402
 
 BUILD = 'build'
 TIMEOUT = 120
@@ -38,41 +38,12 @@ def symprov():
     return os.path.join(BUILD, 'bin', 'symprov')
 
 
-class ProviderTest(unittest.TestCase):
-    server = None
-    tmp = None
-
+class ProviderTest(ServerTestCase):
     @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix='symprov-it-')
-        srv = os.path.join(cls.tmp, 'srv')
-        os.mkdir(srv)
+    def make_fixtures(cls, srv):
         make_elf(os.path.join(srv, 'debug.elf'), BID_DEBUG, debuginfo=True)
         make_elf(os.path.join(srv, 'exec.elf'), BID_EXEC, debuginfo=False,
                  seed=1)
-        cls.server = DebuginfodServer(
-            srv, log_path=os.path.join(cls.tmp, 'd.log'))
-        cls.server.start()
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.server:
-            cls.server.stop()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    def setUp(self):
-        self.home = tempfile.mkdtemp(dir=self.tmp, prefix='home-')
-        self.cache = os.path.join(self.home, 'cache')
-
-    def env(self, urls=None, **extra):
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith('DEBUGINFOD_') and
-               k not in ('PERF_SYMBOL_PROVIDERS', 'XDG_CACHE_HOME')}
-        env['HOME'] = self.home
-        env['DEBUGINFOD_CACHE_PATH'] = self.cache
-        env['DEBUGINFOD_URLS'] = self.server.url if urls is None else urls
-        env.update(extra)
-        return env
 
     def find(self, *args, env=None, providers='libdebuginfodprov.so'):
         cmd = [symprov(), 'find']
@@ -334,11 +305,7 @@ def main():
              if args.tests else loader.loadTestsFromModule(
                  sys.modules[__name__]))
     result = unittest.TextTestRunner(verbosity=2).run(suite)
-    failed = len(result.failures) + len(result.errors)
-    print('integration: %d passed, %d failed, %d skipped' % (
-        result.testsRun - failed - len(result.skipped), failed,
-        len(result.skipped)))
-    return 0 if failed == 0 and not result.skipped else 1
+    return summarize('integration', result)
 
 
 if __name__ == '__main__':

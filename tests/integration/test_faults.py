@@ -28,7 +28,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import unittest
@@ -36,9 +35,10 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 
-from debuginfod_server import DebuginfodServer, free_port  # noqa: E402
+from debuginfod_server import free_port  # noqa: E402
 from elf_fixtures import make_elf, read_build_id  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
+from server_testcase import ServerTestCase, summarize  # noqa: E402
 
 BUILD = 'build'
 
@@ -173,16 +173,9 @@ def remount(path, opt):
                    capture_output=True, timeout=30)
 
 
-class FaultTest(unittest.TestCase):
-    server = None
-    tmp = None
-
+class FaultTest(ServerTestCase):
     @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix='symprov-faults-')
-        os.chmod(cls.tmp, 0o755)  # the unprivileged runs go through it
-        srv = os.path.join(cls.tmp, 'srv')
-        os.mkdir(srv)
+    def make_fixtures(cls, srv):
         cls.files = {
             BID_DEBUG: make_elf(os.path.join(srv, 'debug.elf'), BID_DEBUG,
                                 debuginfo=True, seed=2),
@@ -195,40 +188,14 @@ class FaultTest(unittest.TestCase):
                          seed=4)
         cls.body = {bid: read(p) for bid, p in cls.files.items()}
         cls.body[BID_OTHER] = read(other)
-        cls.server = DebuginfodServer(
-            srv, log_path=os.path.join(cls.tmp, 'd.log'))
-        cls.server.start()
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.server:
-            cls.server.stop()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    def setUp(self):
-        self.home = tempfile.mkdtemp(dir=self.tmp, prefix='home-')
-        os.chmod(self.home, 0o755)
-        self.cache = os.path.join(self.home, 'cache')
 
     # -- running symprov ------------------------------------------------
 
     def env(self, urls=None, **extra):
-        """A clean environment: our HOME and cache, timeout T, no retry.
-        A value of None in EXTRA removes the variable."""
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith('DEBUGINFOD_') and
-               k not in ('PERF_SYMBOL_PROVIDERS', 'XDG_CACHE_HOME')}
-        env['HOME'] = self.home
-        env['DEBUGINFOD_CACHE_PATH'] = self.cache
-        env['DEBUGINFOD_URLS'] = self.server.url if urls is None else urls
-        env['DEBUGINFOD_TIMEOUT'] = str(T)
-        env['DEBUGINFOD_RETRY_LIMIT'] = '0'
-        for k, v in extra.items():
-            if v is None:
-                env.pop(k, None)
-            else:
-                env[k] = str(v)
-        return env
+        """Our HOME and cache, timeout T, no retry; EXTRA as the base."""
+        return super().env(urls, **dict(
+            {'DEBUGINFOD_TIMEOUT': T, 'DEBUGINFOD_RETRY_LIMIT': 0},
+            **extra))
 
     def find(self, bid, env=None, kind=None, bound=T + SLACK, prefix=(),
              build=None):
@@ -957,23 +924,18 @@ def main():
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     for name, what in MEASURED or ():
         print('faults: measured: %s: %s' % (name, what))
-    # a product bug fixed: drop its @product_bug mark
-    failed = (len(result.failures) + len(result.errors) +
-              len(result.unexpectedSuccesses))
     known = len(result.expectedFailures)
     for test, _ in result.expectedFailures:
         name = test.id().rsplit('.', 1)[-1]
         print('faults: known product bug: %s: %s' % (
             name, PRODUCT_BUGS.get(name, '?')))
+    # a product bug fixed: drop its @product_bug mark
     for test in result.unexpectedSuccesses:
         print('faults: %s passes now: remove its @product_bug mark'
               % test.id().rsplit('.', 1)[-1])
     if known:
         print('faults: %d known product bugs (expected failures)' % known)
-    print('faults: %d passed, %d failed, %d skipped' % (
-        result.testsRun - failed - len(result.skipped) - known, failed,
-        len(result.skipped)))
-    return 0 if failed == 0 and not result.skipped else 1
+    return summarize('faults', result)
 
 
 if __name__ == '__main__':

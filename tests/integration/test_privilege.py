@@ -14,13 +14,12 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 
-from debuginfod_server import DebuginfodServer  # noqa: E402
+from server_testcase import ServerTestCase, summarize  # noqa: E402
 from elf_fixtures import make_elf  # noqa: E402
 
 BUILD = 'build'
@@ -30,25 +29,15 @@ NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups',
 WARNING = 'PERF_SYMBOL_PROVIDERS ignored: running with elevated privileges'
 
 
-class PrivilegeTest(unittest.TestCase):
+class PrivilegeTest(ServerTestCase):
     @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix='symprov-priv-')
-        os.chmod(cls.tmp, 0o755)
-        srv = os.path.join(cls.tmp, 'srv')
-        os.mkdir(srv)
+    def make_fixtures(cls, srv):
         make_elf(os.path.join(srv, 'f.elf'), BID)
-        cls.server = DebuginfodServer(srv).start()
         # bin/ and lib/ side by side, as in the build tree
         for d in ('bin', 'lib'):
             os.mkdir(os.path.join(cls.tmp, d))
         shutil.copy(os.path.join(BUILD, 'lib', 'libdebuginfodprov.so'),
                     os.path.join(cls.tmp, 'lib'))
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def copy_symprov(self, name):
         path = os.path.join(self.tmp, 'bin', name)
@@ -57,17 +46,11 @@ class PrivilegeTest(unittest.TestCase):
         return path
 
     def run_as_nobody(self, exe, *args):
-        home = tempfile.mkdtemp(dir=self.tmp)
-        os.chmod(home, 0o777)
-        env = {'PATH': os.environ.get('PATH', '/usr/bin:/bin'),
-               'HOME': home,
-               'DEBUGINFOD_URLS': self.server.url,
-               'DEBUGINFOD_CACHE_PATH': os.path.join(home, 'cache'),
-               'PERF_SYMBOL_PROVIDERS': 'libdebuginfodprov.so'}
-        # sanitizer runtimes refuse to start in a privileged process
-        for k in ('ASAN_OPTIONS', 'UBSAN_OPTIONS'):
-            if k in os.environ:
-                env[k] = os.environ[k]
+        os.chmod(self.home, 0o777)  # nobody's
+        # only PATH of ours: nothing that changes how symprov loads
+        env = self.server.client_env(self.home, base={
+            'PATH': os.environ.get('PATH', '/usr/bin:/bin')})
+        env['PERF_SYMBOL_PROVIDERS'] = 'libdebuginfodprov.so'
         return subprocess.run(NOBODY + [exe, 'find'] + list(args) + [BID],
                               env=env, text=True, capture_output=True,
                               timeout=120)
@@ -117,10 +100,7 @@ def main():
         return 1
     suite = unittest.TestLoader().loadTestsFromTestCase(PrivilegeTest)
     result = unittest.TextTestRunner(verbosity=2).run(suite)
-    failed = len(result.failures) + len(result.errors)
-    print('privilege: %d passed, %d failed' % (result.testsRun - failed,
-                                               failed))
-    return 1 if failed else 0
+    return summarize('privilege', result)
 
 
 if __name__ == '__main__':

@@ -263,6 +263,19 @@ class DebuginfodServer:
             self.stop()
         return False
 
+    def client_env(self, home, cache=None, base=None):
+        """An environment for a client of this server alone: BASE (the
+        process' own by default) without any DEBUGINFOD_*, symbol provider
+        list or XDG cache, with HOME and the client cache (HOME/cache by
+        default) given."""
+        base = os.environ if base is None else base
+        env = {k: v for k, v in base.items()
+               if not k.startswith("DEBUGINFOD_") and
+               k not in ("PERF_SYMBOL_PROVIDERS", "XDG_CACHE_HOME")}
+        env.update(HOME=home, DEBUGINFOD_URLS=self.url,
+                   DEBUGINFOD_CACHE_PATH=cache or os.path.join(home, "cache"))
+        return env
+
     # observation -----------------------------------------------------------
     def metrics(self):
         return fetch_metrics(self.url)

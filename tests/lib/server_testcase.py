@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""unittest base for tests against a real debuginfod, and their summary."""
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+from debuginfod_server import DebuginfodServer
+
+
+class ServerTestCase(unittest.TestCase):
+    """One debuginfod for the class, serving what make_fixtures() puts in
+    its directory; a fresh HOME and client cache for every test."""
+
+    server = None
+    tmp = None
+
+    @classmethod
+    def make_fixtures(cls, srv):
+        raise NotImplementedError
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix='symprov-%s-' % cls.__name__)
+        os.chmod(cls.tmp, 0o755)  # some tests run symprov as nobody
+        srv = os.path.join(cls.tmp, 'srv')
+        os.mkdir(srv)
+        cls.make_fixtures(srv)
+        cls.server = DebuginfodServer(
+            srv, log_path=os.path.join(cls.tmp, 'd.log')).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.server:
+            cls.server.stop()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def setUp(self):
+        self.home = tempfile.mkdtemp(dir=self.tmp, prefix='home-')
+        os.chmod(self.home, 0o755)
+        self.cache = os.path.join(self.home, 'cache')
+
+    def env(self, urls=None, **extra):
+        """The server's client environment; URLS replaces the server, a
+        value of None in EXTRA removes a variable."""
+        env = self.server.client_env(self.home, self.cache)
+        if urls is not None:
+            env['DEBUGINFOD_URLS'] = urls
+        for k, v in extra.items():
+            if v is None:
+                env.pop(k, None)
+            else:
+                env[k] = str(v)
+        return env
+
+
+def summarize(name, result):
+    """The closing 'N passed, N failed' line; an exit code, non-zero also
+    for a skipped test: what did not run did not pass."""
+    failed = len(result.failures) + len(result.errors) + \
+        len(result.unexpectedSuccesses)
+    skipped = len(result.skipped)
+    passed = result.testsRun - failed - skipped - \
+        len(result.expectedFailures)
+    print('%s: %d passed, %d failed, %d skipped' % (name, passed, failed,
+                                                    skipped))
+    sys.stdout.flush()
+    return 1 if failed or skipped else 0
