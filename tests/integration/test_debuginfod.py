@@ -9,12 +9,10 @@ is read from the server's own request counters (/metrics).
 import argparse
 import os
 import pty
-import shutil
 import signal
 import subprocess
 import sys
 import time
-import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
@@ -22,7 +20,8 @@ sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 from debuginfod_server import free_port  # noqa: E402
 from elf_fixtures import make_elf, read_build_id  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
-from server_testcase import ServerTestCase, summarize  # noqa: E402
+from server_testcase import (ServerTestCase, run_suite,  # noqa: E402
+                             summarize)
 
 BUILD = 'build'
 TIMEOUT = 120
@@ -295,16 +294,9 @@ def main():
     ap.add_argument('tests', nargs='*')
     args = ap.parse_args()
     BUILD = os.path.abspath(args.build)
-    if shutil.which('debuginfod') is None:
-        print('integration: debuginfod is not installed '
-              '(Debian package debuginfod): cannot run')
-        print('integration: 0 passed, 1 failed')
+    result = run_suite('integration', sys.modules[__name__], args.tests)
+    if result is None:
         return 1
-    loader = unittest.TestLoader()
-    suite = (loader.loadTestsFromNames(args.tests, sys.modules[__name__])
-             if args.tests else loader.loadTestsFromModule(
-                 sys.modules[__name__]))
-    result = unittest.TextTestRunner(verbosity=2).run(suite)
     return summarize('integration', result)
 
 

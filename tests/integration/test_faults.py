@@ -38,7 +38,8 @@ sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 from debuginfod_server import free_port  # noqa: E402
 from elf_fixtures import make_elf, read_build_id  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
-from server_testcase import ServerTestCase, summarize  # noqa: E402
+from server_testcase import (ServerTestCase, run_suite,  # noqa: E402
+                             summarize)
 
 BUILD = 'build'
 
@@ -912,16 +913,9 @@ def main():
     if args.show_bugs:
         for name in PRODUCT_BUGS:
             getattr(FaultTest, name).__unittest_expecting_failure__ = False
-    if shutil.which('debuginfod') is None:
-        print('faults: debuginfod is not installed '
-              '(Debian package debuginfod): cannot run')
-        print('faults: 0 passed, 1 failed, 0 skipped')
+    result = run_suite('faults', sys.modules[__name__], args.tests)
+    if result is None:
         return 1
-    loader = unittest.TestLoader()
-    suite = (loader.loadTestsFromNames(args.tests, sys.modules[__name__])
-             if args.tests else loader.loadTestsFromModule(
-                 sys.modules[__name__]))
-    result = unittest.TextTestRunner(verbosity=2).run(suite)
     for name, what in MEASURED or ():
         print('faults: measured: %s: %s' % (name, what))
     known = len(result.expectedFailures)

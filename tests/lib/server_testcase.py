@@ -55,6 +55,20 @@ class ServerTestCase(unittest.TestCase):
         return env
 
 
+def run_suite(name, module, names=()):
+    """Run the tests NAMES of MODULE (all by default); None, said loudly,
+    when they cannot run."""
+    if shutil.which('debuginfod') is None:
+        print('%s: CANNOT RUN: debuginfod is not installed (Debian package '
+              'debuginfod)' % name)
+        print('%s: 0 passed, 1 failed' % name)
+        return None
+    loader = unittest.TestLoader()
+    suite = (loader.loadTestsFromNames(names, module) if names
+             else loader.loadTestsFromModule(module))
+    return unittest.TextTestRunner(verbosity=2).run(suite)
+
+
 def summarize(name, result):
     """The closing 'N passed, N failed' line; an exit code, non-zero also
     for a skipped test: what did not run did not pass."""
