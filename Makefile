@@ -45,8 +45,9 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 PROV_CFLAGS := -fvisibility=hidden
 PROV_LDFLAGS := -shared -Wl,-z,defs -Wl,--no-undefined
 
-LOADER_SRCS := lib/symprov_loader.c lib/symprov_list.c
-DIP_SRCS := $(wildcard provider/debuginfod/*.c) lib/symprov_buildid.c
+LOADER_SRCS := lib/symprov_loader.c lib/symprov_list.c lib/symprov_memo.c
+DIP_SRCS := $(wildcard provider/debuginfod/*.c) lib/symprov_buildid.c \
+	lib/symprov_memo.c
 DIP_LIBS := -ldebuginfod -ldw -lelf -lpthread
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
@@ -82,7 +83,8 @@ include tests/tests.mk
 PERF_GLUE_SRCS := scripts/gen-perf-glue.sh perf/perf-hunks.patch \
 	perf/util/symprov.c perf/util/symprov.h perf/util/symprov/Build \
 	include/symprov.h lib/symprov_loader.c lib/symprov_loader.h \
-	lib/symprov_list.c lib/symprov_list.h
+	lib/symprov_list.c lib/symprov_list.h lib/symprov_memo.c \
+	lib/symprov_memo.h
 
 perf-glue.patch: $(PERF_GLUE_SRCS)
 	bash scripts/gen-perf-glue.sh -o $@

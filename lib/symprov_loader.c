@@ -20,6 +20,7 @@
 
 #include "symprov_list.h"
 #include "symprov_loader.h"
+#include "symprov_memo.h"
 
 /*
  * RTLD_LOCAL: two providers may use the same symbol names.  Sanitizer
@@ -52,6 +53,8 @@ struct symprov_loader {
 	size_t nr_slots;
 	size_t nr_loaded;
 	int stopped; /* atomic: progress said STOP */
+	/* every answer, by kind and build ID, for the loader's life */
+	struct symprov_memo session;
 	bool warned_empty;
 };
 
@@ -387,6 +390,15 @@ symprov_loader_new(const char *list, const char *provider_dir,
 	if (!loader)
 		return NULL;
 	loader->host = *host;
+	if (symprov_memo_init(&loader->session,
+			      SYMPROV_MEMO_KEEP(SYMPROV_FOUND) |
+				      SYMPROV_MEMO_KEEP(SYMPROV_NOT_FOUND) |
+				      SYMPROV_MEMO_KEEP(SYMPROV_UNAVAILABLE) |
+				      SYMPROV_MEMO_KEEP(SYMPROV_DISABLED) |
+				      SYMPROV_MEMO_KEEP(SYMPROV_CANCELLED))) {
+		free(loader);
+		return NULL;
+	}
 	if (provider_dir) {
 		loader->provider_dir = strdup(provider_dir);
 		if (!loader->provider_dir)
@@ -403,6 +415,7 @@ symprov_loader_new(const char *list, const char *provider_dir,
 	return loader;
 
 out_free:
+	symprov_memo_fini(&loader->session);
 	free(loader->provider_dir);
 	free(loader);
 	return NULL;
@@ -428,6 +441,7 @@ void symprov_loader_delete(struct symprov_loader *loader)
 	}
 	free(loader->slots);
 	free(loader->provider_dir);
+	symprov_memo_fini(&loader->session);
 	free(loader);
 }
 
@@ -527,19 +541,12 @@ static int status_rank(int status)
 	}
 }
 
-int symprov_loader_find(struct symprov_loader *loader,
-			const struct symprov_request *req, char **path)
+/* Ask the providers in order, as symprov_loader_find() says. */
+static int loader_ask(struct symprov_loader *loader,
+		      const struct symprov_request *req, char **path)
 {
 	int overall = SYMPROV_DISABLED;
 	size_t i;
-
-	*path = NULL;
-	if (!req || req->size < sizeof(uint32_t) * 2 || !req->build_id ||
-	    !req->build_id_len || req->build_id_len > SYMPROV_BUILD_ID_MAX) {
-		loader_log(&loader->host, SYMPROV_LOG_ERROR,
-			   "invalid symbol provider request");
-		return SYMPROV_UNAVAILABLE;
-	}
 
 	for (i = 0; i < loader->nr_slots; i++) {
 		struct symprov_slot *slot = &loader->slots[i];
@@ -556,4 +563,35 @@ int symprov_loader_find(struct symprov_loader *loader,
 			overall = status;
 	}
 	return overall;
+}
+
+int symprov_loader_find(struct symprov_loader *loader,
+			const struct symprov_request *req, char **path)
+{
+	struct symprov_memo_key key = { 0 };
+	int status;
+
+	*path = NULL;
+	if (!req || req->size < offsetof(struct symprov_request, dso_name) ||
+	    !req->build_id || !req->build_id_len ||
+	    req->build_id_len > SYMPROV_BUILD_ID_MAX) {
+		loader_log(&loader->host, SYMPROV_LOG_ERROR,
+			   "invalid symbol provider request");
+		return SYMPROV_UNAVAILABLE;
+	}
+	if (!loader->nr_loaded)
+		return SYMPROV_DISABLED;
+	if (symprov_loader_stopped(loader))
+		return SYMPROV_CANCELLED;
+
+	/* Threads asking for the same build ID wait for one answer. */
+	key.kind = req->kind;
+	key.len = req->build_id_len;
+	memcpy(key.build_id, req->build_id, req->build_id_len);
+	if (symprov_memo_begin(&loader->session, &key, NULL, NULL, &status,
+			       path) == SYMPROV_MEMO_ANSWER)
+		return status;
+	status = loader_ask(loader, req, path);
+	symprov_memo_end(&loader->session, &key, status, *path);
+	return status;
 }

@@ -91,7 +91,12 @@ size_t symprov_loader_nr_providers(const struct symprov_loader *loader);
  * the session stopped, SYMPROV_UNAVAILABLE when any provider failed
  * transiently, SYMPROV_NOT_FOUND when at least one provider gave an
  * authoritative miss, SYMPROV_DISABLED when every provider (or none) was
- * disabled.  Thread-safe.
+ * disabled.
+ *
+ * The answer for a kind and build ID is remembered for the life of the
+ * loader, the host's session: the providers are asked once (a FOUND again
+ * if its file went away).  Thread-safe: threads asking for the same build
+ * ID at once wait for one answer.
  */
 int symprov_loader_find(struct symprov_loader *loader,
 			const struct symprov_request *req, char **path);

@@ -34,7 +34,7 @@ $(TP_DIR)/libtp_docexample.so: include/symprov.h
 		-o $@ $(TP_DIR)/docexample.c
 TP_LIBS += $(TP_DIR)/libtp_docexample.so
 
-UNIT_TESTS := test_loader test_struct test_buildid test_list test_memo \
+UNIT_TESTS := test_loader test_struct test_buildid test_list test_symprov_memo \
 	      test_verify
 UNIT_BINS := $(patsubst %,$(B)/tests/%,$(UNIT_TESTS))
 
@@ -42,7 +42,7 @@ $(B)/tests/test_loader: $(call obj,tests/unit/test_loader.c $(LOADER_SRCS))
 $(B)/tests/test_struct: $(call obj,tests/unit/test_struct.c)
 $(B)/tests/test_buildid: $(call obj,tests/unit/test_buildid.c lib/symprov_buildid.c)
 $(B)/tests/test_list: $(call obj,tests/unit/test_list.c lib/symprov_list.c)
-$(B)/tests/test_memo: $(call obj,tests/unit/test_memo.c provider/debuginfod/dip_memo.c)
+$(B)/tests/test_symprov_memo: $(call obj,tests/unit/test_symprov_memo.c lib/symprov_memo.c)
 $(B)/tests/test_verify: $(call obj,tests/unit/test_verify.c provider/debuginfod/dip_verify.c)
 # test_verify checks its own, known, build ID.
 TEST_VERIFY_BUILD_ID := 0123456789abcdef0123456789abcdef01234567
@@ -77,7 +77,7 @@ test: check-unit check-integration check-faults
 
 # The tests with threads, for TSAN=1.
 test-threads: $(TEST_DEPS)
-	@$(PYTHON) tests/run_unit.py $(B) test_memo
+	@$(PYTHON) tests/run_unit.py $(B) test_symprov_memo
 	@$(PYTHON) tests/integration/test_debuginfod.py --build $(B) \
 		ProviderTest.test_threads_share_one_download
 
@@ -109,7 +109,7 @@ check: test check-privilege lint check-valgrind check-fuzz check-perf-glue
 
 .PHONY: check test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint
 
-$(call obj,tests/unit/test_memo.c tests/unit/test_verify.c): \
+$(call obj,tests/unit/test_verify.c): \
 	ALL_CPPFLAGS += -Iprovider/debuginfod
 
 # libFuzzer targets (clang): a short bounded run in check, longer by

@@ -19,7 +19,8 @@
  *  - the opt-outs passed to the providers as host flags: --no-debuginfod
  *    or core.debuginfod=false, and buildid.dir=/dev/null (no build-id
  *    cache);
- *  - a memo of the answers, so that a build ID is asked for once a session.
+ *  - one request at a time, for the progress line and the keys; the loader
+ *    remembers the answers, so a build ID is asked for once a session.
  *
  * Nothing is loaded before a kernel's symbols are found missing, and
  * nothing at all when no provider is configured.
@@ -58,12 +59,6 @@ struct symprov_config_item {
 	char *value;
 };
 
-/* A build ID asked for in this session and the answer, NULL if none */
-struct symprov_memo {
-	struct build_id bid;
-	char *path;
-};
-
 static pthread_once_t symprov_once = PTHREAD_ONCE_INIT;
 
 static struct {
@@ -75,8 +70,6 @@ static struct {
 	struct symprov_loader *loader;
 	struct symprov_config_item *config;
 	size_t nr_config;
-	struct symprov_memo *memo;
-	size_t nr_memo;
 } symprov;
 
 /* The request under way, for the progress callback */
@@ -390,36 +383,6 @@ bool symprov__enabled(void)
 	return enabled;
 }
 
-static struct symprov_memo *symprov__memo_find(const struct build_id *bid)
-{
-	size_t i;
-
-	for (i = 0; i < symprov.nr_memo; i++) {
-		struct symprov_memo *memo = &symprov.memo[i];
-
-		if (memo->bid.size == bid->size &&
-		    !memcmp(memo->bid.data, bid->data, bid->size))
-			return memo;
-	}
-	return NULL;
-}
-
-static void symprov__memo_add(const struct build_id *bid, const char *path)
-{
-	struct symprov_memo *memo;
-
-	memo = realloc(symprov.memo, (symprov.nr_memo + 1) * sizeof(*memo));
-	if (!memo)
-		return;
-	symprov.memo = memo;
-	memo += symprov.nr_memo;
-	memo->bid = *bid;
-	memo->path = path ? strdup(path) : NULL;
-	if (path && !memo->path)
-		return;
-	symprov.nr_memo++;
-}
-
 char *symprov__find_vmlinux(const struct build_id *bid, bool guest)
 {
 	struct symprov_request req = {
@@ -430,8 +393,7 @@ char *symprov__find_vmlinux(const struct build_id *bid, bool guest)
 		.dso_name = guest ? "[guest.kernel.kallsyms]" :
 				    "[kernel.kallsyms]",
 	};
-	struct symprov_loader *loader = NULL;
-	struct symprov_memo *memo;
+	struct symprov_loader *loader;
 	char sbuild_id[SBUILD_ID_SIZE];
 	char *path = NULL;
 	int status, action;
@@ -444,19 +406,16 @@ char *symprov__find_vmlinux(const struct build_id *bid, bool guest)
 	mutex_lock(&symprov.lock);
 	if (!symprov.initialized)
 		symprov__init();
-	memo = symprov__memo_find(bid);
-	if (memo)
-		path = memo->path ? strdup(memo->path) : NULL;
-	else if (symprov.loader && !symprov_loader_stopped(symprov.loader))
-		loader = symprov.loader;
+	loader = symprov.loader;
 	mutex_unlock(&symprov.lock);
-	if (!loader)
+	if (!loader || symprov_loader_stopped(loader))
 		goto out;
 
 	build_id__sprintf(bid, sbuild_id);
 	pr_debug("symprov: looking for the vmlinux with build ID %s\n",
 		 sbuild_id);
 	symprov__fetch_begin(bid);
+	/* The loader remembers the answer: asked once a session */
 	status = symprov_loader_find(loader, &req, &path);
 	action = symprov__fetch_end();
 
@@ -471,10 +430,6 @@ char *symprov__find_vmlinux(const struct build_id *bid, bool guest)
 	else if (action == SYMPROV_PROGRESS_SKIP)
 		pr_warning("symprov: skipped the vmlinux with build ID %s\n",
 			   sbuild_id);
-
-	mutex_lock(&symprov.lock);
-	symprov__memo_add(bid, path);
-	mutex_unlock(&symprov.lock);
 out:
 	mutex_unlock(&symprov.fetch_lock);
 	return path;
@@ -495,10 +450,6 @@ void symprov__exit(void)
 	}
 	zfree(&symprov.config);
 	symprov.nr_config = 0;
-	for (i = 0; i < symprov.nr_memo; i++)
-		free(symprov.memo[i].path);
-	zfree(&symprov.memo);
-	symprov.nr_memo = 0;
 	symprov.initialized = false;
 	mutex_unlock(&symprov.lock);
 	mutex_unlock(&symprov.fetch_lock);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "dip_fetch.h"
-#include "dip_memo.h"
+#include "symprov_memo.h"
 #include "symprov.h"
 
 #ifndef DIP_VERSION
@@ -19,7 +19,7 @@
 struct dip_state {
 	const struct symprov_host *host;
 	struct dip_client_pool pool;
-	struct dip_memo memo;
+	struct symprov_memo memo;
 };
 
 #define dip_log(st, level, ...)                                                \
@@ -39,7 +39,11 @@ static int dip_init(const struct symprov_host *host, void **data)
 	err = dip_client_pool_init(&st->pool);
 	if (err)
 		goto out_free;
-	err = dip_memo_init(&st->memo);
+	/* A cancel or an opt-out says nothing of the file: not kept. */
+	err = symprov_memo_init(&st->memo,
+				SYMPROV_MEMO_KEEP(SYMPROV_FOUND) |
+					SYMPROV_MEMO_KEEP(SYMPROV_NOT_FOUND) |
+					SYMPROV_MEMO_KEEP(SYMPROV_UNAVAILABLE));
 	if (err)
 		goto out_pool;
 	*data = st;
@@ -56,7 +60,7 @@ static void dip_fini(void *data)
 {
 	struct dip_state *st = data;
 
-	dip_memo_fini(&st->memo);
+	symprov_memo_fini(&st->memo);
 	dip_client_pool_fini(&st->pool);
 	free(st);
 }
@@ -146,7 +150,7 @@ static int dip_find(void *data, const struct symprov_request *host_req,
 {
 	struct dip_state *st = data;
 	struct dip_wait wait = { .st = st, .req = host_req };
-	struct dip_memo_key key = { 0 };
+	struct symprov_memo_key key = { 0 };
 	struct symprov_request req;
 	const char *why;
 	char *path = NULL;
@@ -168,15 +172,15 @@ static int dip_find(void *data, const struct symprov_request *host_req,
 	key.kind = req.kind;
 	key.len = req.build_id_len;
 	memcpy(key.build_id, req.build_id, req.build_id_len);
-	switch (dip_memo_begin(&st->memo, &key, dip_wait_cb, &wait, &status,
-			       &path)) {
-	case DIP_MEMO_GAVE_UP:
+	switch (symprov_memo_begin(&st->memo, &key, dip_wait_cb, &wait, &status,
+				   &path)) {
+	case SYMPROV_MEMO_GAVE_UP:
 		return SYMPROV_CANCELLED;
-	case DIP_MEMO_ANSWER:
+	case SYMPROV_MEMO_ANSWER:
 		break;
 	default:
 		status = dip_fetch_kind(st, &req, host_req, &path, &err);
-		dip_memo_end(&st->memo, &key, status, path);
+		symprov_memo_end(&st->memo, &key, status, path);
 		break;
 	}
 

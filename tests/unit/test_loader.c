@@ -143,17 +143,26 @@ static char *list_of(const char *a, const char *b)
 
 static const unsigned char bid[20] = { 0xab, 0xcd, 0xef };
 
-static int find(struct symprov_loader *l, char **path)
+/* Ask for the build ID that starts with byte @first. */
+static int find_id(struct symprov_loader *l, unsigned char first, char **path)
 {
+	unsigned char id[sizeof(bid)];
 	struct symprov_request req = {
 		.size = sizeof(req),
 		.kind = SYMPROV_KIND_KERNEL,
-		.build_id = bid,
-		.build_id_len = sizeof(bid),
+		.build_id = id,
+		.build_id_len = sizeof(id),
 		.dso_name = "[kernel.kallsyms]",
 	};
 
+	memcpy(id, bid, sizeof(id));
+	id[0] = first;
 	return symprov_loader_find(l, &req, path);
+}
+
+static int find(struct symprov_loader *l, char **path)
+{
+	return find_id(l, bid[0], path);
 }
 
 /* Nothing configured: nothing loaded, nothing asked, nothing said. */
@@ -506,23 +515,78 @@ static void test_progress_skip_and_stop(void **state)
 	l = symprov_loader_new(list_of("a", "b"), NULL, &host);
 
 	th.progress_action = SYMPROV_PROGRESS_SKIP;
-	assert_int_equal(find(l, &path), SYMPROV_CANCELLED);
+	assert_int_equal(find_id(l, 1, &path), SYMPROV_CANCELLED);
 	assert_false(symprov_loader_stopped(l));
 	/* skip was for that request only */
 	th.progress_action = SYMPROV_PROGRESS_CONTINUE;
-	assert_int_equal(find(l, &path), SYMPROV_FOUND);
+	assert_int_equal(find_id(l, 2, &path), SYMPROV_FOUND);
 	free(path);
 
 	th.progress_action = SYMPROV_PROGRESS_STOP;
-	assert_int_equal(find(l, &path), SYMPROV_CANCELLED);
+	assert_int_equal(find_id(l, 3, &path), SYMPROV_CANCELLED);
 	assert_true(symprov_loader_stopped(l));
 	th.progress_action = SYMPROV_PROGRESS_CONTINUE;
 	th.progress_calls = 0;
-	assert_int_equal(find(l, &path), SYMPROV_CANCELLED);
+	assert_int_equal(find_id(l, 4, &path), SYMPROV_CANCELLED);
 	assert_null(path);
 	/* nobody was asked after the stop */
 	assert_int_equal(th.progress_calls, 0);
 	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "b: find"), 1);
+	symprov_loader_delete(l);
+}
+
+/* Each build ID is asked once a session, whatever the answer. */
+static void test_session_memo(void **state)
+{
+	static const char *const statuses[] = { "1", "2", "3" };
+	char file[] = "/tmp/test_loader.XXXXXX";
+	struct symprov_loader *l;
+	char *path;
+	int fd, i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		memset(&th, 0, sizeof(th));
+		set_config("test.a.status", statuses[i]);
+		l = symprov_loader_new(tp("a"), NULL, &host);
+		assert_int_equal(find(l, &path), atoi(statuses[i]));
+		assert_int_equal(find(l, &path), atoi(statuses[i]));
+		assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "a: find"), 1);
+		/* another build ID is another question */
+		find_id(l, 9, &path);
+		assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "a: find"), 2);
+		symprov_loader_delete(l);
+		teardown(NULL);
+	}
+
+	/* a skipped build ID stays skipped */
+	set_config("test.a.progress", "1");
+	th.progress_action = SYMPROV_PROGRESS_SKIP;
+	l = symprov_loader_new(tp("a"), NULL, &host);
+	assert_int_equal(find(l, &path), SYMPROV_CANCELLED);
+	th.progress_action = SYMPROV_PROGRESS_CONTINUE;
+	assert_int_equal(find(l, &path), SYMPROV_CANCELLED);
+	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "a: find"), 1);
+	symprov_loader_delete(l);
+	teardown(NULL);
+
+	/* a found file is reused while it is there */
+	fd = mkstemp(file);
+	assert_true(fd >= 0);
+	close(fd);
+	set_config("test.a.status", "0");
+	set_config("test.a.path", file);
+	l = symprov_loader_new(tp("a"), NULL, &host);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(find(l, &path), SYMPROV_FOUND);
+		assert_string_equal(path, file);
+		free(path);
+	}
+	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "a: find"), 1);
+	unlink(file);
+	/* gone: asked again (and the provider's path is now missing) */
+	assert_int_equal(find(l, &path), SYMPROV_UNAVAILABLE);
+	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "a: find"), 2);
 	symprov_loader_delete(l);
 }
 
@@ -602,6 +666,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_progress_skip_and_stop,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_session_memo, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_invalid_request, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_at_secure, setup,

@@ -11,93 +11,97 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "dip_memo.h"
+#include "symprov_memo.h"
 
-static struct dip_memo memo;
+static struct symprov_memo memo;
 
 static int setup(void **state)
 {
 	(void)state;
-	return dip_memo_init(&memo);
+	return symprov_memo_init(
+		&memo, SYMPROV_MEMO_KEEP(SYMPROV_FOUND) |
+			       SYMPROV_MEMO_KEEP(SYMPROV_NOT_FOUND) |
+			       SYMPROV_MEMO_KEEP(SYMPROV_UNAVAILABLE));
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	dip_memo_fini(&memo);
+	symprov_memo_fini(&memo);
 	return 0;
 }
 
-static struct dip_memo_key key_of(unsigned char b)
+static struct symprov_memo_key key_of(unsigned char b)
 {
-	struct dip_memo_key key = { .kind = SYMPROV_KIND_KERNEL, .len = 20 };
+	struct symprov_memo_key key = { .kind = SYMPROV_KIND_KERNEL,
+					.len = 20 };
 
 	memset(key.build_id, b, key.len);
 	return key;
 }
 
-static int begin(const struct dip_memo_key *key, int *status, char **path)
+static int begin(const struct symprov_memo_key *key, int *status, char **path)
 {
-	return dip_memo_begin(&memo, key, NULL, NULL, status, path);
+	return symprov_memo_begin(&memo, key, NULL, NULL, status, path);
 }
 
 static void test_answers_remembered(void **state)
 {
-	struct dip_memo_key miss = key_of(1), down = key_of(2);
+	struct symprov_memo_key miss = key_of(1), down = key_of(2);
 	int status;
 	char *path;
 
 	(void)state;
-	assert_int_equal(begin(&miss, &status, &path), DIP_MEMO_LEADER);
-	dip_memo_end(&memo, &miss, SYMPROV_NOT_FOUND, NULL);
-	assert_int_equal(begin(&down, &status, &path), DIP_MEMO_LEADER);
-	dip_memo_end(&memo, &down, SYMPROV_UNAVAILABLE, NULL);
+	assert_int_equal(begin(&miss, &status, &path), SYMPROV_MEMO_LEADER);
+	symprov_memo_end(&memo, &miss, SYMPROV_NOT_FOUND, NULL);
+	assert_int_equal(begin(&down, &status, &path), SYMPROV_MEMO_LEADER);
+	symprov_memo_end(&memo, &down, SYMPROV_UNAVAILABLE, NULL);
 
-	assert_int_equal(begin(&miss, &status, &path), DIP_MEMO_ANSWER);
+	assert_int_equal(begin(&miss, &status, &path), SYMPROV_MEMO_ANSWER);
 	assert_int_equal(status, SYMPROV_NOT_FOUND);
 	assert_null(path);
-	assert_int_equal(begin(&down, &status, &path), DIP_MEMO_ANSWER);
+	assert_int_equal(begin(&down, &status, &path), SYMPROV_MEMO_ANSWER);
 	assert_int_equal(status, SYMPROV_UNAVAILABLE);
 }
 
 /* Same bytes, another kind or length: another key. */
 static void test_keys_distinct(void **state)
 {
-	struct dip_memo_key a = key_of(3), b = key_of(3), c = key_of(3);
+	struct symprov_memo_key a = key_of(3), b = key_of(3), c = key_of(3);
 	int status;
 	char *path;
 
 	(void)state;
 	b.kind = SYMPROV_KIND_DEBUGINFO;
 	c.len = 19;
-	assert_int_equal(begin(&a, &status, &path), DIP_MEMO_LEADER);
-	dip_memo_end(&memo, &a, SYMPROV_NOT_FOUND, NULL);
-	assert_int_equal(begin(&b, &status, &path), DIP_MEMO_LEADER);
-	dip_memo_end(&memo, &b, SYMPROV_NOT_FOUND, NULL);
-	assert_int_equal(begin(&c, &status, &path), DIP_MEMO_LEADER);
-	dip_memo_end(&memo, &c, SYMPROV_NOT_FOUND, NULL);
+	assert_int_equal(begin(&a, &status, &path), SYMPROV_MEMO_LEADER);
+	symprov_memo_end(&memo, &a, SYMPROV_NOT_FOUND, NULL);
+	assert_int_equal(begin(&b, &status, &path), SYMPROV_MEMO_LEADER);
+	symprov_memo_end(&memo, &b, SYMPROV_NOT_FOUND, NULL);
+	assert_int_equal(begin(&c, &status, &path), SYMPROV_MEMO_LEADER);
+	symprov_memo_end(&memo, &c, SYMPROV_NOT_FOUND, NULL);
 }
 
 /* A cancel or an opt-out says nothing about the file: not remembered. */
 static void test_cancel_not_remembered(void **state)
 {
-	struct dip_memo_key key = key_of(4);
+	struct symprov_memo_key key = key_of(4);
 	int status;
 	char *path;
 
 	(void)state;
-	assert_int_equal(begin(&key, &status, &path), DIP_MEMO_LEADER);
-	dip_memo_end(&memo, &key, SYMPROV_CANCELLED, NULL);
-	assert_int_equal(begin(&key, &status, &path), DIP_MEMO_LEADER);
-	dip_memo_end(&memo, &key, SYMPROV_DISABLED, NULL);
-	assert_int_equal(begin(&key, &status, &path), DIP_MEMO_LEADER);
-	dip_memo_end(&memo, &key, SYMPROV_NOT_FOUND, NULL);
+	assert_int_equal(begin(&key, &status, &path), SYMPROV_MEMO_LEADER);
+	symprov_memo_end(&memo, &key, SYMPROV_CANCELLED, NULL);
+	assert_int_equal(begin(&key, &status, &path), SYMPROV_MEMO_LEADER);
+	symprov_memo_end(&memo, &key, SYMPROV_DISABLED, NULL);
+	assert_int_equal(begin(&key, &status, &path), SYMPROV_MEMO_LEADER);
+	symprov_memo_end(&memo, &key, SYMPROV_NOT_FOUND, NULL);
 }
 
 /* A found file is reused while it is there, fetched again if not. */
 static void test_found_checked(void **state)
 {
-	struct dip_memo_key key = key_of(5);
+	struct symprov_memo_key key = key_of(5);
 	char file[] = "/tmp/test_memo.XXXXXX";
 	int fd = mkstemp(file), status;
 	char *path;
@@ -105,23 +109,23 @@ static void test_found_checked(void **state)
 	(void)state;
 	assert_true(fd >= 0);
 	close(fd);
-	assert_int_equal(begin(&key, &status, &path), DIP_MEMO_LEADER);
-	dip_memo_end(&memo, &key, SYMPROV_FOUND, file);
-	assert_int_equal(begin(&key, &status, &path), DIP_MEMO_ANSWER);
+	assert_int_equal(begin(&key, &status, &path), SYMPROV_MEMO_LEADER);
+	symprov_memo_end(&memo, &key, SYMPROV_FOUND, file);
+	assert_int_equal(begin(&key, &status, &path), SYMPROV_MEMO_ANSWER);
 	assert_int_equal(status, SYMPROV_FOUND);
 	assert_string_equal(path, file);
 	free(path);
 	unlink(file);
-	assert_int_equal(begin(&key, &status, &path), DIP_MEMO_LEADER);
+	assert_int_equal(begin(&key, &status, &path), SYMPROV_MEMO_LEADER);
 	assert_null(path);
-	dip_memo_end(&memo, &key, SYMPROV_NOT_FOUND, NULL);
+	symprov_memo_end(&memo, &key, SYMPROV_NOT_FOUND, NULL);
 }
 
 #define NR_THREADS 8
 
 struct racer {
 	pthread_t tid;
-	struct dip_memo_key key;
+	struct symprov_memo_key key;
 	int verdict;
 	int status;
 	char *path;
@@ -135,16 +139,17 @@ static void *race(void *arg)
 {
 	struct racer *r = arg;
 
-	r->verdict = dip_memo_begin(&memo, &r->key, NULL, NULL, &r->status,
-				    &r->path);
-	if (r->verdict == DIP_MEMO_LEADER) {
+	r->verdict = symprov_memo_begin(&memo, &r->key, NULL, NULL, &r->status,
+					&r->path);
+	if (r->verdict == SYMPROV_MEMO_LEADER) {
 		pthread_mutex_lock(&fetch_lock);
 		++*r->fetches;
 		pthread_mutex_unlock(&fetch_lock);
 		usleep(200 * 1000); /* a download */
 		r->status = r->leader_status;
-		dip_memo_end(&memo, &r->key, r->status,
-			     r->status == SYMPROV_FOUND ? "/dev/null" : NULL);
+		symprov_memo_end(&memo, &r->key, r->status,
+				 r->status == SYMPROV_FOUND ? "/dev/null" :
+							      NULL);
 		if (r->status == SYMPROV_FOUND)
 			r->path = strdup("/dev/null");
 	}
@@ -204,17 +209,17 @@ static int give_up(void *arg)
 /* A waiter whose user gives up returns without the leader's answer. */
 static void test_waiter_gives_up(void **state)
 {
-	struct dip_memo_key key = key_of(7);
+	struct symprov_memo_key key = key_of(7);
 	int status, calls = 0;
 	char *path;
 
 	(void)state;
-	assert_int_equal(begin(&key, &status, &path), DIP_MEMO_LEADER);
-	assert_int_equal(dip_memo_begin(&memo, &key, give_up, &calls, &status,
-					&path),
-			 DIP_MEMO_GAVE_UP);
+	assert_int_equal(begin(&key, &status, &path), SYMPROV_MEMO_LEADER);
+	assert_int_equal(symprov_memo_begin(&memo, &key, give_up, &calls,
+					    &status, &path),
+			 SYMPROV_MEMO_GAVE_UP);
 	assert_int_equal(calls, 1);
-	dip_memo_end(&memo, &key, SYMPROV_NOT_FOUND, NULL);
+	symprov_memo_end(&memo, &key, SYMPROV_NOT_FOUND, NULL);
 }
 
 int main(void)

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Answers memo and single-flight of the debuginfod provider.  The
- * cross-process memory of misses is libdebuginfod's own cache; this one
- * only spares a process asking twice, and paying a timeout twice.
+ * Answers by build ID, and single-flight.  Only in memory: a process that
+ * asked once does not ask again, and does not pay a timeout twice.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -11,49 +10,51 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dip_memo.h"
+#include "symprov_memo.h"
 
-struct dip_memo_entry {
-	struct dip_memo_entry *next;
-	struct dip_memo_key key;
+struct symprov_memo_entry {
+	struct symprov_memo_entry *next;
+	struct symprov_memo_key key;
 	bool in_flight;
 	int status;
 	char *path;
 };
 
-static unsigned int dip_memo_hash(const struct dip_memo_key *key)
+static unsigned int symprov_memo_hash(const struct symprov_memo_key *key)
 {
 	unsigned int h = key->kind * 31 + key->len;
 	uint32_t i;
 
 	for (i = 0; i < key->len; i++)
 		h = h * 31 + key->build_id[i];
-	return h % DIP_MEMO_BUCKETS;
+	return h % SYMPROV_MEMO_BUCKETS;
 }
 
-static bool dip_memo_key_eq(const struct dip_memo_key *a,
-			    const struct dip_memo_key *b)
+static bool symprov_memo_key_eq(const struct symprov_memo_key *a,
+				const struct symprov_memo_key *b)
 {
 	return a->kind == b->kind && a->len == b->len &&
 	       !memcmp(a->build_id, b->build_id, a->len);
 }
 
-static struct dip_memo_entry **dip_memo_slot(struct dip_memo *memo,
-					     const struct dip_memo_key *key)
+static struct symprov_memo_entry **
+symprov_memo_slot(struct symprov_memo *memo, const struct symprov_memo_key *key)
 {
-	struct dip_memo_entry **pos = &memo->buckets[dip_memo_hash(key)];
+	struct symprov_memo_entry **pos =
+		&memo->buckets[symprov_memo_hash(key)];
 
-	while (*pos && !dip_memo_key_eq(&(*pos)->key, key))
+	while (*pos && !symprov_memo_key_eq(&(*pos)->key, key))
 		pos = &(*pos)->next;
 	return pos;
 }
 
-int dip_memo_init(struct dip_memo *memo)
+int symprov_memo_init(struct symprov_memo *memo, unsigned int keep)
 {
 	pthread_condattr_t attr;
 	int err;
 
 	memset(memo->buckets, 0, sizeof(memo->buckets));
+	memo->keep = keep;
 	err = pthread_mutex_init(&memo->lock, NULL);
 	if (err)
 		return -err;
@@ -69,15 +70,15 @@ int dip_memo_init(struct dip_memo *memo)
 	return 0;
 }
 
-void dip_memo_fini(struct dip_memo *memo)
+void symprov_memo_fini(struct symprov_memo *memo)
 {
 	int i;
 
-	for (i = 0; i < DIP_MEMO_BUCKETS; i++) {
-		struct dip_memo_entry *e = memo->buckets[i];
+	for (i = 0; i < SYMPROV_MEMO_BUCKETS; i++) {
+		struct symprov_memo_entry *e = memo->buckets[i];
 
 		while (e) {
-			struct dip_memo_entry *next = e->next;
+			struct symprov_memo_entry *next = e->next;
 
 			free(e->path);
 			free(e);
@@ -89,7 +90,8 @@ void dip_memo_fini(struct dip_memo *memo)
 }
 
 /* A known answer for @e, or false to fetch it again. */
-static bool dip_memo_answer(struct dip_memo_entry *e, int *status, char **path)
+static bool symprov_memo_answer(struct symprov_memo_entry *e, int *status,
+				char **path)
 {
 	if (e->status != SYMPROV_FOUND) {
 		*status = e->status;
@@ -105,19 +107,20 @@ static bool dip_memo_answer(struct dip_memo_entry *e, int *status, char **path)
 	return true;
 }
 
-int dip_memo_begin(struct dip_memo *memo, const struct dip_memo_key *key,
-		   int (*wait_cb)(void *arg), void *arg, int *status,
-		   char **path)
+int symprov_memo_begin(struct symprov_memo *memo,
+		       const struct symprov_memo_key *key,
+		       int (*wait_cb)(void *arg), void *arg, int *status,
+		       char **path)
 {
-	struct dip_memo_entry **pos, *e;
-	int verdict = DIP_MEMO_LEADER;
+	struct symprov_memo_entry **pos, *e;
+	int verdict = SYMPROV_MEMO_LEADER;
 
 	*path = NULL;
 	pthread_mutex_lock(&memo->lock);
 	for (;;) {
 		struct timespec deadline;
 
-		pos = dip_memo_slot(memo, key);
+		pos = symprov_memo_slot(memo, key);
 		e = *pos;
 		if (!e || !e->in_flight)
 			break;
@@ -126,13 +129,13 @@ int dip_memo_begin(struct dip_memo *memo, const struct dip_memo_key *key,
 		if (pthread_cond_timedwait(&memo->done, &memo->lock,
 					   &deadline) == ETIMEDOUT &&
 		    wait_cb && wait_cb(arg)) {
-			verdict = DIP_MEMO_GAVE_UP;
+			verdict = SYMPROV_MEMO_GAVE_UP;
 			goto out;
 		}
 	}
 
-	if (e && dip_memo_answer(e, status, path)) {
-		verdict = DIP_MEMO_ANSWER;
+	if (e && symprov_memo_answer(e, status, path)) {
+		verdict = SYMPROV_MEMO_ANSWER;
 		goto out;
 	}
 	if (!e) {
@@ -152,13 +155,14 @@ out:
 	return verdict;
 }
 
-void dip_memo_end(struct dip_memo *memo, const struct dip_memo_key *key,
-		  int status, const char *path)
+void symprov_memo_end(struct symprov_memo *memo,
+		      const struct symprov_memo_key *key, int status,
+		      const char *path)
 {
-	struct dip_memo_entry **pos, *e;
+	struct symprov_memo_entry **pos, *e;
 
 	pthread_mutex_lock(&memo->lock);
-	pos = dip_memo_slot(memo, key);
+	pos = symprov_memo_slot(memo, key);
 	e = *pos;
 	if (!e)
 		goto out;
@@ -166,8 +170,8 @@ void dip_memo_end(struct dip_memo *memo, const struct dip_memo_key *key,
 	e->status = status;
 	if (status == SYMPROV_FOUND && path)
 		e->path = strdup(path);
-	/* A cancel or an opt-out says nothing of the file: forget it. */
-	if (status == SYMPROV_CANCELLED || status == SYMPROV_DISABLED ||
+	if (status < 0 || status > 31 ||
+	    !(memo->keep & SYMPROV_MEMO_KEEP(status)) ||
 	    (status == SYMPROV_FOUND && !e->path)) {
 		*pos = e->next;
 		free(e);
