@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dip_cache.h"
@@ -66,6 +67,9 @@ int dip_cache_forget_miss(const char *hex, const char *type)
 	return 1;
 }
 
+/* How fresh the temporary file of a download that is landing is. */
+#define DIP_CACHE_LANDING_S 5
+
 int dip_cache_landing(const char *hex, const char *type)
 {
 	char root[PATH_MAX], path[PATH_MAX];
@@ -87,11 +91,17 @@ int dip_cache_landing(const char *hex, const char *type)
 	dir = opendir(path);
 	if (!dir)
 		return 0;
-	/* mkstemp("TYPE.XXXXXX") of a download in progress */
-	while (!ret && (de = readdir(dir)))
+	/*
+	 * mkstemp("TYPE.XXXXXX") of a download, written to a moment ago: one
+	 * left behind by a killed process is older, and no reason to wait.
+	 */
+	while (!ret && (de = readdir(dir))) {
 		ret = !strncmp(de->d_name, type, len) &&
 		      de->d_name[len] == '.' &&
-		      strlen(de->d_name + len + 1) == 6;
+		      strlen(de->d_name + len + 1) == 6 &&
+		      !fstatat(dirfd(dir), de->d_name, &st, 0) &&
+		      time(NULL) - st.st_mtime <= DIP_CACHE_LANDING_S;
+	}
 	closedir(dir);
 	return ret;
 }

@@ -793,6 +793,20 @@ class FaultTest(ServerTestCase):
         self.assertEqual([f for f in self.entries(bid)
                           if f not in ('debuginfo', 'executable')], [])
 
+    def test_left_over_download_is_not_waited_for(self):
+        # a download killed long ago left its temporary file beside a
+        # fresh miss: nothing is landing, the miss is answered at once
+        d = os.path.join(self.cache, BID_OTHER)
+        os.makedirs(d)
+        open(os.path.join(d, 'debuginfo'), 'w').close()
+        left = os.path.join(d, 'debuginfo.AbC123')
+        with open(left, 'wb') as f:
+            f.write(b'\x7fELF partial')
+        old = time.time() - 3600
+        os.utime(left, (old, old))
+        res = self.find(BID_OTHER, kind='debuginfo', bound=4)
+        self.assert_failed(res, 2)
+
     def test_landing_download_is_not_a_miss(self):
         # rename() of the download paused while the marker is there: the
         # moment a concurrent process can hit, held open
