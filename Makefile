@@ -96,6 +96,19 @@ perf:
 check-perf-glue:
 	@bash scripts/gen-perf-glue.sh --check && echo "perf-glue.patch is up to date"
 
+# perf without the patch's optional parts still builds: without libdw and
+# libdebuginfod (symprov on), and without libelf (symprov off).
+check-perf-variants:
+	bash scripts/build-perf.sh -o build/perf-nodwarf NO_DWARF=1 \
+		NO_LIBDEBUGINFOD=1
+	build/perf-nodwarf/perf version --build-options | \
+		grep -q 'symprov: \[ on  \]'
+	bash scripts/build-perf.sh -o build/perf-nolibelf NO_LIBELF=1 \
+		NO_DWARF=1 NO_LIBDEBUGINFOD=1
+	build/perf-nolibelf/perf version --build-options | \
+		grep -q 'symprov: \[ OFF \]'
+	@echo "perf variants: 2 passed, 0 failed"
+
 demo: all
 	bash scripts/demo.sh
 
@@ -117,7 +130,7 @@ install: all
 bench: all
 	$(PYTHON) bench/bench_find.py $(B)
 
-.PHONY: bench perf check-perf-glue check-e2e demo install
+.PHONY: bench perf check-perf-glue check-perf-variants check-e2e demo install
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 

@@ -106,6 +106,7 @@ check: test check-privilege lint check-valgrind check-fuzz check-perf-glue
 	$(MAKE) SAN=1 test
 	$(MAKE) TSAN=1 test-threads
 	$(MAKE) check-e2e
+	$(MAKE) check-perf-variants
 
 .PHONY: check test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint
 
