@@ -129,6 +129,7 @@ install: all
 
 bench: all
 	$(PYTHON) bench/bench_find.py $(B)
+	$(PYTHON) bench/bench_perf_report.py $(B)
 
 .PHONY: bench perf check-perf-glue check-perf-variants check-e2e demo install
 

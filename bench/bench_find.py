@@ -10,17 +10,16 @@ RSS of each; no network is involved once the cache is warm.
 """
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'tests', 'lib'))
 
 from debuginfod_server import DebuginfodServer  # noqa: E402
 from elf_fixtures import make_elf  # noqa: E402
+from benchlib import print_footer, print_header, side_by_side  # noqa
 
 ROUNDS = int(os.environ.get('BENCH_ROUNDS', '40'))
 SMALL = 'be0c000000000000000000000000000000000001'
@@ -41,18 +40,6 @@ def make_large(path, build_id):
     os.unlink(path + '.o')
 
 
-def timed(cmd, env):
-    """Wall seconds and peak RSS (KiB) of one run.  GNU time measures the
-    RSS: a child forked from Python would count Python's pages too."""
-    with tempfile.NamedTemporaryFile(mode='r') as out:
-        start = time.perf_counter()
-        subprocess.run(['/usr/bin/time', '-o', out.name, '-f', '%M'] + cmd,
-                       env=env, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, check=True, timeout=120)
-        elapsed = time.perf_counter() - start
-        return elapsed, int(out.read().split()[-1])
-
-
 def main():
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else 'build')
     tmp = tempfile.mkdtemp(prefix='symprov-bench-')
@@ -63,34 +50,16 @@ def main():
         make_large(os.path.join(srv, 'large.elf'), LARGE)
         with DebuginfodServer(srv) as server:
             env = server.client_env(tmp)
-            print('%-6s %-28s %10s %8s %10s %8s' % (
-                'file', 'command', 'median ms', 'min ms', 'peak KiB',
-                'ratio'))
+            print_header()
             for label, bid in (('small', SMALL), ('large', LARGE)):
-                cmds = {
-                    'debuginfod-find (baseline)':
-                        ['debuginfod-find', 'debuginfo', bid],
-                    'symprov find':
-                        [os.path.join(build, 'bin', 'symprov'), 'find',
-                         '--providers', 'libdebuginfodprov.so', bid],
-                }
-                for cmd in cmds.values():  # warm the cache
-                    timed(cmd, env)
-                times = {k: [] for k in cmds}
-                rss = {k: 0 for k in cmds}
-                for _ in range(ROUNDS):
-                    for name, cmd in cmds.items():
-                        t, r = timed(cmd, env)
-                        times[name].append(t)
-                        rss[name] = max(rss[name], r)
-                base = statistics.median(times['debuginfod-find (baseline)'])
-                for name in cmds:
-                    med = statistics.median(times[name])
-                    print('%-6s %-28s %10.2f %8.2f %10d %8.2f' % (
-                        label, name, med * 1000, min(times[name]) * 1000,
-                        rss[name], med / base))
-            print('rounds: %d, interleaved; ratio = median / baseline median'
-                  % ROUNDS)
+                side_by_side(label, [
+                    ('debuginfod-find (baseline)',
+                     ['debuginfod-find', 'debuginfo', bid]),
+                    ('symprov find',
+                     [os.path.join(build, 'bin', 'symprov'), 'find',
+                      '--providers', 'libdebuginfodprov.so', bid]),
+                ], env, ROUNDS)
+            print_footer(ROUNDS)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
