@@ -67,8 +67,14 @@ int dip_cache_forget_miss(const char *hex, const char *type)
 	return 1;
 }
 
-/* How fresh the temporary file of a download that is landing is. */
-#define DIP_CACHE_LANDING_S 5
+/*
+ * A download lands as: its miss marker is created, its temporary file's
+ * times are set (futimes(), which changes its ctime), the file is renamed
+ * over the marker.  So the temporary file of a landing download changed
+ * no earlier than its marker, give or take a clock tick; one left behind
+ * by a killed process is older than the marker of a later miss.
+ */
+#define DIP_CACHE_LANDING_SLACK_S 1
 
 int dip_cache_landing(const char *hex, const char *type)
 {
@@ -76,6 +82,7 @@ int dip_cache_landing(const char *hex, const char *type)
 	size_t len = strlen(type);
 	struct dirent *de;
 	struct stat st;
+	time_t marker;
 	int n, ret = 0;
 	DIR *dir;
 
@@ -87,20 +94,18 @@ int dip_cache_landing(const char *hex, const char *type)
 		return 0;
 	if (st.st_size)
 		return 2;
+	marker = st.st_ctime;
 	path[n - len - 1] = '\0';
 	dir = opendir(path);
 	if (!dir)
 		return 0;
-	/*
-	 * mkstemp("TYPE.XXXXXX") of a download, written to a moment ago: one
-	 * left behind by a killed process is older, and no reason to wait.
-	 */
+	/* mkstemp("TYPE.XXXXXX") of a download */
 	while (!ret && (de = readdir(dir))) {
 		ret = !strncmp(de->d_name, type, len) &&
 		      de->d_name[len] == '.' &&
 		      strlen(de->d_name + len + 1) == 6 &&
 		      !fstatat(dirfd(dir), de->d_name, &st, 0) &&
-		      time(NULL) - st.st_mtime <= DIP_CACHE_LANDING_S;
+		      st.st_ctime >= marker - DIP_CACHE_LANDING_SLACK_S;
 	}
 	closedir(dir);
 	return ret;
