@@ -47,7 +47,7 @@ PROV_LDFLAGS := -shared -Wl,-z,defs -Wl,--no-undefined
 
 LOADER_SRCS := lib/symprov_loader.c lib/symprov_list.c lib/symprov_memo.c
 DIP_SRCS := $(wildcard provider/debuginfod/*.c) lib/symprov_buildid.c \
-	lib/symprov_memo.c
+	lib/symprov_memo.c lib/symprov_verify.c
 DIP_LIBS := -ldebuginfod -ldw -lelf -lpthread
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
@@ -64,9 +64,10 @@ $(B)/obj/%.o: %.c
 $(call obj,$(DIP_SRCS) provider/example/example_provider.c): \
 	ALL_CFLAGS += $(PROV_CFLAGS)
 
-$(B)/bin/symprov: $(call obj,tools/symprov.c $(LOADER_SRCS) lib/symprov_buildid.c)
+$(B)/bin/symprov: $(call obj,tools/symprov.c $(LOADER_SRCS) lib/symprov_buildid.c \
+		lib/symprov_verify.c)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -ldw -lelf -lpthread
 
 $(B)/lib/libdebuginfodprov.so: $(call obj,$(DIP_SRCS))
 	@mkdir -p $(dir $@)

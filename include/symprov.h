@@ -19,7 +19,7 @@
  * Versioning.  SYMPROV_ABI_MAJOR changes only when the meaning of an
  * existing field changes; the host refuses a provider with another major
  * version.  Everything else grows by appending fields at the end of a
- * struct.  Every struct that crosses the boundary starts with a uint32_t
+ * struct, and SYMPROV_ABI_MINOR counts those additions.  Every struct that crosses the boundary starts with a uint32_t
  * size, set by whoever allocated it to the sizeof() it was built with.
  * The reader of a struct of a different size:
  *
@@ -29,7 +29,11 @@
  *
  * symprov_copy_struct() below does exactly that; SYMPROV_HAS() tests
  * whether a field is inside a struct of a given size.  Zero is always the
- * "not set" value of a new field, so that an older peer behaves as before.
+ * "not set" value of a new field, so that an older peer behaves as before:
+ * a provider that sets a field added in a later minor version is refused
+ * by older hosts, so leave such fields zero unless that is the intent.
+ * Zero-initialize every struct you pass (= { ... } or memset()), padding
+ * included.
  *
  * Memory.  Strings the host hands over (request hints, config values, the
  * host struct) stay valid for as long as documented next to each field;
@@ -44,7 +48,13 @@
  * and at any time between init() and the return of fini().
  *
  * A provider must not call exit(), install signal handlers, change the
- * process' environment or write to stdout: it runs inside the host.
+ * process' environment or write to stdout: it runs inside the host.  When
+ * the host runs with elevated privileges (SYMPROV_HOST_SECURE), the
+ * environment belongs to the user: take no setting, path or URL from it.
+ *
+ * Return only a file that carries the build ID asked for.  Hosts check:
+ * the loader that the file exists, perf and symprov that its build ID is
+ * the one asked for, before they use it.
  *
  * Minimal provider:
  *
@@ -55,7 +65,8 @@
  *			   struct symprov_result *res)
  *	{
  *		if (req->kind != SYMPROV_KIND_KERNEL)
- *			return SYMPROV_NOT_FOUND;
+ *			return SYMPROV_DISABLED;	// not served here
+ *		// a real provider looks req->build_id up
  *		res->path = strdup("/srv/vmlinux");	// the host frees it
  *		return res->path ? SYMPROV_FOUND : SYMPROV_UNAVAILABLE;
  *	}
@@ -116,7 +127,8 @@ enum symprov_kind {
 
 /*
  * The answer of find().  Anything else is treated by the host as
- * SYMPROV_UNAVAILABLE, with a warning.
+ * SYMPROV_UNAVAILABLE, with a warning.  A kind the provider does not
+ * serve is SYMPROV_DISABLED.
  */
 enum symprov_status {
 	/* res->path names a readable file with the requested build ID */
@@ -181,6 +193,10 @@ enum symprov_log_level {
  * --no-cache.  A provider must neither read nor write a local cache of
  * debug files, and network providers treat it as an opt-out too. */
 #define SYMPROV_HOST_NO_BUILDID_CACHE (1U << 1)
+/* The host runs with elevated privileges (AT_SECURE: setuid, setgid, file
+ * capabilities), set by the host's loader itself.  Its environment is the
+ * user's: a provider must not take settings from it, only from config(). */
+#define SYMPROV_HOST_SECURE (1U << 2)
 
 /* Return values of symprov_host.progress() */
 enum symprov_progress_action {
@@ -227,7 +243,6 @@ struct symprov_host {
 	 */
 	int (*progress)(void *data, const struct symprov_request *req,
 			uint64_t done, uint64_t total);
-	void *reserved[8]; /* zero */
 };
 
 struct symprov_provider {
@@ -242,8 +257,9 @@ struct symprov_provider {
 	/*
 	 * Optional.  Set up, read configuration; *state is passed to find()
 	 * and fini().  Return 0, or a negative errno value to refuse to load
-	 * (after logging why through host->log).  @host stays valid until
-	 * fini() returns.
+	 * (after logging why through host->log): then fini() is not called,
+	 * so release what init() got before returning.  @host stays valid
+	 * until fini() returns.
 	 */
 	int (*init)(const struct symprov_host *host, void **state);
 	/*
@@ -256,7 +272,6 @@ struct symprov_provider {
 		    struct symprov_result *res);
 	/* Optional.  Release what init() set up. */
 	void (*fini)(void *state);
-	void *reserved[4]; /* zero */
 };
 
 /* The entry point a provider exports as SYMPROV_ENTRY_SYMBOL. */

@@ -313,7 +313,8 @@ static int slot_load(struct symprov_slot *slot)
 
 	slot->host = (struct symprov_host){
 		.size = sizeof(struct symprov_host),
-		.flags = loader->host.flags,
+		.flags = loader->host.flags |
+			 (getauxval(AT_SECURE) ? SYMPROV_HOST_SECURE : 0),
 		.host_name = loader->host.name,
 		.data = slot,
 		.log = slot_log,
@@ -588,10 +589,15 @@ int symprov_loader_find(struct symprov_loader *loader,
 	key.kind = req->kind;
 	key.len = req->build_id_len;
 	memcpy(key.build_id, req->build_id, req->build_id_len);
-	if (symprov_memo_begin(&loader->session, &key, NULL, NULL, &status,
-			       path) == SYMPROV_MEMO_ANSWER)
+	switch (symprov_memo_begin(&loader->session, &key, NULL, NULL, &status,
+				   path)) {
+	case SYMPROV_MEMO_ANSWER:
 		return status;
-	status = loader_ask(loader, req, path);
-	symprov_memo_end(&loader->session, &key, status, *path);
-	return status;
+	case SYMPROV_MEMO_ALONE:
+		return loader_ask(loader, req, path);
+	default:
+		status = loader_ask(loader, req, path);
+		symprov_memo_end(&loader->session, &key, status, *path);
+		return status;
+	}
 }

@@ -141,7 +141,7 @@ int symprov_memo_begin(struct symprov_memo *memo,
 	if (!e) {
 		e = calloc(1, sizeof(*e));
 		if (!e) {
-			/* No memory to remember: fetch without single-flight. */
+			verdict = SYMPROV_MEMO_ALONE;
 			goto out;
 		}
 		e->key = *key;

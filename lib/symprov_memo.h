@@ -35,6 +35,7 @@ enum symprov_memo_verdict {
 	SYMPROV_MEMO_LEADER, /* nobody knows: fetch it, then symprov_memo_end() */
 	SYMPROV_MEMO_ANSWER, /* *status and *path hold a known answer */
 	SYMPROV_MEMO_GAVE_UP, /* @wait_cb asked to stop waiting */
+	SYMPROV_MEMO_ALONE, /* no memory to remember: fetch, no _end() */
 };
 
 #define SYMPROV_MEMO_KEEP(status) (1U << (status))

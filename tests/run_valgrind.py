@@ -79,7 +79,7 @@ def main():
     results = []
     env = dict(os.environ, SYMPROV_TEST_PROVIDERS=os.path.join(
         build, 'tests', 'providers'))
-    for t in ('test_loader', 'test_symprov_memo', 'test_verify', 'test_list',
+    for t in ('test_loader', 'test_symprov_memo', 'test_symprov_verify', 'test_list',
               'test_buildid', 'test_struct'):
         results.append(check(t, [os.path.join(build, 'tests', t)], env))
 

@@ -35,7 +35,7 @@ $(TP_DIR)/libtp_docexample.so: include/symprov.h
 TP_LIBS += $(TP_DIR)/libtp_docexample.so
 
 UNIT_TESTS := test_loader test_struct test_buildid test_list test_symprov_memo \
-	      test_verify
+	      test_symprov_verify
 UNIT_BINS := $(patsubst %,$(B)/tests/%,$(UNIT_TESTS))
 
 $(B)/tests/test_loader: $(call obj,tests/unit/test_loader.c $(LOADER_SRCS))
@@ -43,11 +43,11 @@ $(B)/tests/test_struct: $(call obj,tests/unit/test_struct.c)
 $(B)/tests/test_buildid: $(call obj,tests/unit/test_buildid.c lib/symprov_buildid.c)
 $(B)/tests/test_list: $(call obj,tests/unit/test_list.c lib/symprov_list.c)
 $(B)/tests/test_symprov_memo: $(call obj,tests/unit/test_symprov_memo.c lib/symprov_memo.c)
-$(B)/tests/test_verify: $(call obj,tests/unit/test_verify.c provider/debuginfod/dip_verify.c)
-# test_verify checks its own, known, build ID.
+$(B)/tests/test_symprov_verify: $(call obj,tests/unit/test_symprov_verify.c lib/symprov_verify.c)
+# test_symprov_verify checks its own, known, build ID.
 TEST_VERIFY_BUILD_ID := 0123456789abcdef0123456789abcdef01234567
-$(B)/tests/test_verify: EXTRA_LDFLAGS := -Wl,--build-id=0x$(TEST_VERIFY_BUILD_ID)
-$(call obj,tests/unit/test_verify.c): \
+$(B)/tests/test_symprov_verify: EXTRA_LDFLAGS := -Wl,--build-id=0x$(TEST_VERIFY_BUILD_ID)
+$(call obj,tests/unit/test_symprov_verify.c): \
 	ALL_CPPFLAGS += -DTEST_BUILD_ID='"$(TEST_VERIFY_BUILD_ID)"'
 
 $(UNIT_BINS):
@@ -110,8 +110,6 @@ check: test check-privilege lint check-valgrind check-fuzz check-perf-glue
 
 .PHONY: check test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint
 
-$(call obj,tests/unit/test_verify.c): \
-	ALL_CPPFLAGS += -Iprovider/debuginfod
 
 # libFuzzer targets (clang): a short bounded run in check, longer by
 # `make fuzz` (FUZZ_SECONDS each).

@@ -23,7 +23,7 @@
 #include "dip_fetch.h"
 #include "dip_miss.h"
 #include "dip_pool.h"
-#include "dip_verify.h"
+#include "symprov_verify.h"
 #include "symprov_buildid.h"
 
 #define dip_log(host, level, ...)                                      \
@@ -130,13 +130,11 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 		*err = ENOMEM;
 		return SYMPROV_UNAVAILABLE;
 	}
-	/* Unless the user reads it (DEBUGINFOD_VERBOSE): see above. */
-	env = getenv("DEBUGINFOD_VERBOSE");
-	if (!env || !*env) {
-		vfd = memfd_create("dip-verbose", MFD_CLOEXEC);
-		if (vfd >= 0)
-			debuginfod_set_verbose_fd(client, vfd);
-	}
+	/* The log tells a 5xx from a 404 (dip_miss.c); a user who asked
+	 * for it (DEBUGINFOD_VERBOSE) still gets it, after the query. */
+	vfd = memfd_create("dip-verbose", MFD_CLOEXEC);
+	if (vfd >= 0)
+		debuginfod_set_verbose_fd(client, vfd);
 	debuginfod_set_user_data(client, &q);
 	debuginfod_set_progressfn(client, dip_progressfn);
 	fd = dip_query_once(client, type, req, &file);
@@ -149,7 +147,10 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	}
 	announced = fd >= 0 ? dip_announced_size(client) : -1;
 	if (vfd >= 0) {
+		env = getenv("DEBUGINFOD_VERBOSE");
 		debuginfod_set_verbose_fd(client, -1);
+		if (env && *env)
+			dip_miss_log_copy(vfd, STDERR_FILENO);
 		close(vfd);
 	}
 	debuginfod_set_user_data(client, NULL);
@@ -195,8 +196,8 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	 */
 	if (announced >= 0 && (fstat(fd, &st) || st.st_size != announced))
 		why = "size differs from the one the server announced";
-	else if (dip_verify_build_id(fd, req->build_id, req->build_id_len,
-				     &why))
+	else if (symprov_verify_build_id(fd, req->build_id, req->build_id_len,
+					 &why))
 		;
 	else
 		why = NULL;

@@ -75,6 +75,19 @@ bool dip_miss_log_says_transient(int vfd)
 	return transient;
 }
 
+void dip_miss_log_copy(int vfd, int to)
+{
+	char buf[4096];
+	off_t off = 0;
+	ssize_t n;
+
+	while ((n = pread(vfd, buf, sizeof(buf), off)) > 0) {
+		if (write(to, buf, (size_t)n) != n)
+			break;
+		off += n;
+	}
+}
+
 /*
  * libdebuginfod 0.188 writes its empty miss marker under the final name
  * before it renames a good download over it; a process that looks then

@@ -13,6 +13,9 @@
  */
 bool dip_miss_log_says_transient(int vfd);
 
+/* Copy that log to @to, for a user who asked for it. */
+void dip_miss_log_copy(int vfd, int to);
+
 /*
  * The cache holds a fresh miss marker for @type of @hex beside a download
  * that is landing: wait for it (5 s at most, while host->progress lets

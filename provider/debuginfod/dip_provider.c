@@ -74,6 +74,9 @@ static const char *dip_opted_out(const struct dip_state *st)
 		return "debuginfod disabled by the user";
 	if (st->host->flags & SYMPROV_HOST_NO_BUILDID_CACHE)
 		return "build-id cache disabled by the user";
+	/* libdebuginfod takes its URLs and cache from the environment */
+	if (st->host->flags & SYMPROV_HOST_SECURE)
+		return "not used with elevated privileges: libdebuginfod is configured by the environment";
 	if (!urls || !*urls)
 		return "DEBUGINFOD_URLS is not set";
 	return NULL;
@@ -96,7 +99,7 @@ static int dip_types_of(uint32_t kind, enum dip_type types[2])
 		types[0] = DIP_TYPE_EXECUTABLE;
 		return 1;
 	default:
-		return 0;
+		return 0; /* not served here */
 	}
 }
 
@@ -124,7 +127,7 @@ static int dip_fetch_kind(struct dip_state *st,
 {
 	enum dip_type types[2];
 	int i, n = dip_types_of(req->kind, types);
-	int status = SYMPROV_NOT_FOUND;
+	int status = n ? SYMPROV_NOT_FOUND : SYMPROV_DISABLED;
 
 	for (i = 0; i < n; i++) {
 		int s = dip_fetch(&st->pool, st->host, req, host_req, types[i],
@@ -177,6 +180,9 @@ static int dip_find(void *data, const struct symprov_request *host_req,
 	case SYMPROV_MEMO_GAVE_UP:
 		return SYMPROV_CANCELLED;
 	case SYMPROV_MEMO_ANSWER:
+		break;
+	case SYMPROV_MEMO_ALONE:
+		status = dip_fetch_kind(st, &req, host_req, &path, &err);
 		break;
 	default:
 		status = dip_fetch_kind(st, &req, host_req, &path, &err);

@@ -21,8 +21,10 @@ static int ex_find(void *state, const struct symprov_request *req,
 
 	if (host->config)
 		dir = host->config(host->data, "symprov.example.dir");
-	dir = dir ?: getenv("SYMPROV_EXAMPLE_DIR");
-	if (!dir || req->kind != SYMPROV_KIND_KERNEL)
+	if (!dir && !(host->flags & SYMPROV_HOST_SECURE)) /* user's env */
+		dir = getenv("SYMPROV_EXAMPLE_DIR");
+	if (!dir || req->kind != SYMPROV_KIND_KERNEL ||
+	    host->flags & SYMPROV_HOST_NO_BUILDID_CACHE)
 		return SYMPROV_DISABLED;
 	path = malloc(strlen(dir) + 2 * (size_t)req->build_id_len + 10);
 	if (!path)

@@ -9,6 +9,7 @@ is read from the server's own request counters (/metrics).
 import argparse
 import os
 import pty
+import shutil
 import signal
 import subprocess
 import sys
@@ -285,6 +286,15 @@ class ProviderTest(ServerTestCase):
         self.assertEqual(res.stdout.strip(), os.path.join(d, 'vmlinux'))
         res = self.find(BID_MISSING, env=env, providers='libexampleprov.so')
         self.assertEqual(res.returncode, 2, res.stderr)
+        # a provider that returns a file of another build ID is not
+        # believed: symprov checks before it prints
+        wrong = os.path.join(self.home, 'vmlinuxes', BID_MISSING)
+        os.makedirs(wrong)
+        shutil.copy(os.path.join(d, 'vmlinux'), wrong)
+        res = self.find(BID_MISSING, env=env, providers='libexampleprov.so')
+        self.assertEqual(res.returncode, 4, res.stderr)
+        self.assertEqual(res.stdout, '')
+        self.assertIn('build ID differs', res.stderr)
 
 
 def main():

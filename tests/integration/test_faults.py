@@ -402,6 +402,15 @@ class FaultTest(ServerTestCase):
             self.assert_no_miss(BID_DEBUG)
             self.assert_next_process_finds()
 
+    def test_5xx_with_verbose_log(self):
+        # the user reads libdebuginfod's log: still a failure, not a miss
+        with FaultServer('status', status=503) as fault:
+            res = self.find(BID_DEBUG, env=self.env(fault.url,
+                                                    DEBUGINFOD_VERBOSE=1))
+        self.assert_failed(res, 4)
+        self.assertIn('server response', res.stderr)
+        self.assert_no_miss(BID_DEBUG)
+
     def test_406_too_large(self):
         # what debuginfod answers over DEBUGINFOD_MAXSIZE: the real one
         size = len(self.body[BID_BIG])

@@ -590,6 +590,37 @@ static void test_session_memo(void **state)
 	symprov_loader_delete(l);
 }
 
+/* With elevated privileges the environment is the user's: libdebuginfod
+ * would take its URLs and cache from it, so the provider stays out. */
+static void test_debuginfod_secure(void **state)
+{
+	struct symprov_loader_host secure = host;
+	char prov[PATH_MAX], cache[] = "/tmp/test_loader.XXXXXX";
+	struct symprov_loader *l;
+	char *path;
+
+	(void)state;
+	snprintf(prov, sizeof(prov), "%s/../../lib/libdebuginfodprov.so",
+		 tp_dir);
+	assert_non_null(mkdtemp(cache));
+	setenv("DEBUGINFOD_URLS", "http://127.0.0.1:9", 1); /* refused */
+	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
+	secure.flags = SYMPROV_HOST_SECURE;
+	l = symprov_loader_new(prov, NULL, &secure);
+	assert_int_equal(symprov_loader_nr_providers(l), 1);
+	assert_int_equal(find(l, &path), SYMPROV_DISABLED);
+	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "elevated privileges"),
+			 1);
+	symprov_loader_delete(l);
+	/* the control: without the flag it asks, and the server is down */
+	l = symprov_loader_new(prov, NULL, &host);
+	assert_int_equal(find(l, &path), SYMPROV_UNAVAILABLE);
+	symprov_loader_delete(l);
+	unsetenv("DEBUGINFOD_URLS");
+	unsetenv("DEBUGINFOD_CACHE_PATH");
+	assert_int_equal(system("rm -rf /tmp/test_loader.??????"), 0);
+}
+
 /* A request the host got wrong never reaches a provider. */
 static void test_invalid_request(void **state)
 {
@@ -667,6 +698,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_progress_skip_and_stop,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_session_memo, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_debuginfod_secure, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_invalid_request, setup,
 						teardown),

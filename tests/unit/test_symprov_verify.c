@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "dip_verify.h"
+#include "symprov_verify.h"
 
 static unsigned char own_id[20];
 
@@ -31,7 +31,7 @@ static int verify_file(const char *file, const unsigned char *id, size_t len,
 	int fd = open(file, O_RDONLY), ret;
 
 	assert_true(fd >= 0);
-	ret = dip_verify_build_id(fd, id, len, why);
+	ret = symprov_verify_build_id(fd, id, len, why);
 	close(fd);
 	return ret;
 }

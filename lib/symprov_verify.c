@@ -11,17 +11,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "dip_verify.h"
+#include "symprov_verify.h"
 
-static pthread_once_t dip_elf_once = PTHREAD_ONCE_INIT;
+static pthread_once_t symprov_elf_once = PTHREAD_ONCE_INIT;
 
-static void dip_elf_init(void)
+static void symprov_elf_init(void)
 {
 	elf_version(EV_CURRENT);
 }
 
 /* @len bytes at @off are inside a file of @size bytes. */
-static int dip_inside(uint64_t off, uint64_t len, uint64_t size)
+static int symprov_inside(uint64_t off, uint64_t len, uint64_t size)
 {
 	return off <= size && len <= size - off;
 }
@@ -31,7 +31,7 @@ static int dip_inside(uint64_t off, uint64_t len, uint64_t size)
  * connection (no Content-Length), a copy in the cache truncated later.
  * Everything the ELF headers place in the file must be in it.
  */
-static int dip_elf_complete(Elf *elf, int fd)
+static int symprov_elf_complete(Elf *elf, int fd)
 {
 	struct stat st;
 	GElf_Ehdr ehdr;
@@ -45,7 +45,7 @@ static int dip_elf_complete(Elf *elf, int fd)
 	if (elf_getshdrnum(elf, &n))
 		return -1;
 	if (n &&
-	    !dip_inside(ehdr.e_shoff, (uint64_t)n * ehdr.e_shentsize, size))
+	    !symprov_inside(ehdr.e_shoff, (uint64_t)n * ehdr.e_shentsize, size))
 		return -1;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr shdr;
@@ -53,7 +53,7 @@ static int dip_elf_complete(Elf *elf, int fd)
 		if (!gelf_getshdr(scn, &shdr))
 			return -1;
 		if (shdr.sh_type != SHT_NOBITS &&
-		    !dip_inside(shdr.sh_offset, shdr.sh_size, size))
+		    !symprov_inside(shdr.sh_offset, shdr.sh_size, size))
 			return -1;
 	}
 	if (elf_getphdrnum(elf, &n))
@@ -62,21 +62,21 @@ static int dip_elf_complete(Elf *elf, int fd)
 		GElf_Phdr phdr;
 
 		if (!gelf_getphdr(elf, (int)i, &phdr) ||
-		    !dip_inside(phdr.p_offset, phdr.p_filesz, size))
+		    !symprov_inside(phdr.p_offset, phdr.p_filesz, size))
 			return -1;
 	}
 	return 0;
 }
 
-int dip_verify_build_id(int fd, const unsigned char *build_id, size_t len,
-			const char **why)
+int symprov_verify_build_id(int fd, const unsigned char *build_id, size_t len,
+			    const char **why)
 {
 	const void *found;
 	ssize_t found_len;
 	Elf *elf;
 	int ret = -1;
 
-	pthread_once(&dip_elf_once, dip_elf_init);
+	pthread_once(&symprov_elf_once, symprov_elf_init);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		*why = "not an ELF file";
@@ -87,7 +87,7 @@ int dip_verify_build_id(int fd, const unsigned char *build_id, size_t len,
 		*why = "no build ID note";
 	else if ((size_t)found_len != len || memcmp(found, build_id, len) != 0)
 		*why = "build ID differs from the one asked for";
-	else if (dip_elf_complete(elf, fd))
+	else if (symprov_elf_complete(elf, fd))
 		*why = "file is truncated";
 	else
 		ret = 0;
