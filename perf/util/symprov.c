@@ -123,13 +123,19 @@ static int symprov__add_config(const char *key, const char *value,
 	return 0;
 }
 
+/* What providers may read: their own keys and perf's debuginfod switch */
+static bool symprov__config_key(const char *key)
+{
+	return strstarts(key, "symprov.") || !strcmp(key, "core.debuginfod");
+}
+
 static int symprov__add_user_config(const char *key, const char *value,
 				    void *data)
 {
 	bool secure = *(bool *)data;
 
 	/* Under AT_SECURE the symprov keys come from the system config only */
-	if (secure && strstarts(key, "symprov."))
+	if (!symprov__config_key(key) || (secure && strstarts(key, "symprov.")))
 		return 0;
 	return symprov__add_config(key, value, NULL);
 }

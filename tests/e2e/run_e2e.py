@@ -46,6 +46,8 @@ every response the server counted (all codes and types, /metrics excluded):
   record          `perf record -a` (the perf under test, -v) with the
                   provider and DEBUGINFOD_URLS set: no traffic, no symprov
                   line on stderr
+  other-tool      `perf diff` of the moved profile, providers set: only
+                  report, top, annotate and script ask, so no traffic
   exec-path       bare name from perf's exec-path: <DIR>/symprov/
                   libdebuginfodprov.so, no LD_LIBRARY_PATH: not found without
                   DIR (control), REF byte for byte with --exec-path=DIR and
@@ -534,6 +536,18 @@ class Runner:
         self.expect_traffic(before, {}, "perf record")
         self.expect_no_symprov_stderr(res.stderr, "perf record -v")
 
+    def step_other_tool(self):
+        """Only report, top, annotate and script ask: perf diff, which
+        loads the kernel's symbols too, with the providers set, does not."""
+        home = self.fresh_home("other-tool")
+        env = self.provider_env(self.fresh_cache("other-tool"))
+        before = self.traffic()
+        res = self.perf_run("other-tool", [
+            "diff", self.p("moved.data"), self.p("moved.data")], home, env,
+            timeout=120)
+        self.expect_traffic(before, {}, "perf diff")
+        self.expect_no_symprov_stderr(res.stderr, "perf diff")
+
     def step_exec_path(self):
         """A bare name from <exec-path>/symprov/, without LD_LIBRARY_PATH
         (perf/util/symprov.c: symprov__dir(), get_argv_exec_path())."""
@@ -607,6 +621,7 @@ class Runner:
         self.check("unserved", self.step_unserved)
         self.check("broken-first", self.step_broken_first)
         self.check("record", self.step_record)
+        self.check("other-tool", self.step_other_tool)
         self.check("exec-path", self.step_exec_path)
 
     def run(self):
