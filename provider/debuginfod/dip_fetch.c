@@ -21,16 +21,11 @@
 
 #include "dip_cache.h"
 #include "dip_fetch.h"
+#include "dip_log.h"
 #include "dip_miss.h"
 #include "dip_pool.h"
 #include "symprov_verify.h"
 #include "symprov_buildid.h"
-
-#define dip_log(host, level, ...)                                      \
-	do {                                                           \
-		if ((host)->log)                                       \
-			(host)->log((host)->data, level, __VA_ARGS__); \
-	} while (0)
 
 const char *dip_type_str(enum dip_type type)
 {

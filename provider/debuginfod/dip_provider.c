@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dip_fetch.h"
+#include "dip_log.h"
 #include "symprov_memo.h"
 #include "symprov.h"
 
@@ -21,12 +22,6 @@ struct dip_state {
 	struct dip_client_pool pool;
 	struct symprov_memo memo;
 };
-
-#define dip_log(st, level, ...)                                                \
-	do {                                                                   \
-		if ((st)->host->log)                                           \
-			(st)->host->log((st)->host->data, level, __VA_ARGS__); \
-	} while (0)
 
 static int dip_init(const struct symprov_host *host, void **data)
 {
@@ -163,12 +158,12 @@ static int dip_find(void *data, const struct symprov_request *host_req,
 	    !req.build_id || !req.build_id_len ||
 	    req.build_id_len > SYMPROV_BUILD_ID_MAX ||
 	    !SYMPROV_HAS(res, path)) {
-		dip_log(st, SYMPROV_LOG_ERROR, "invalid request");
+		dip_log(st->host, SYMPROV_LOG_ERROR, "invalid request");
 		return SYMPROV_UNAVAILABLE;
 	}
 	why = dip_opted_out(st);
 	if (why) {
-		dip_log(st, SYMPROV_LOG_DEBUG, "%s", why);
+		dip_log(st->host, SYMPROV_LOG_DEBUG, "%s", why);
 		return SYMPROV_DISABLED;
 	}
 
