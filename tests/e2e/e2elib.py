@@ -21,6 +21,15 @@ class E2EError(Exception):
     pass
 
 
+def cli(main, name):
+    """Exit with main()'s code, or 1 and one line on an E2EError."""
+    try:
+        sys.exit(main())
+    except E2EError as e:
+        print("%s: error: %s" % (name, e), file=sys.stderr)
+        sys.exit(1)
+
+
 def log(msg):
     print("[e2e] " + msg, file=sys.stderr, flush=True)
 

@@ -27,7 +27,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2elib import (E2EError, KERNEL_DSO, buildid_list, clean_env,  # noqa
+from e2elib import (E2EError, KERNEL_DSO, buildid_list, clean_env, cli,  # noqa
                     find_perf, is_hex_build_id, log, run,
                     running_kernel_build_id)
 
@@ -202,8 +202,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except E2EError as e:
-        print("make_profile: error: %s" % e, file=sys.stderr)
-        sys.exit(1)
+    cli(main, "make_profile")

@@ -51,7 +51,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2elib import (E2EError, is_hex_build_id, log, parse_kallsyms,  # noqa
+from e2elib import (E2EError, cli, is_hex_build_id, log, parse_kallsyms,  # noqa
                     perf_kallsyms_filter, run)
 
 STB_LOCAL, STB_GLOBAL, STB_WEAK = 0, 1, 2
@@ -285,8 +285,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except E2EError as e:
-        print("make_standin: error: %s" % e, file=sys.stderr)
-        sys.exit(1)
+    cli(main, "make_standin")
