@@ -26,6 +26,7 @@
  * nothing at all when no provider is configured.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,9 @@ static struct {
 	struct termios old_term;
 	char sbuild_id[SBUILD_ID_SIZE];
 } symprov_fetch;
+
+/* SIGINT or SIGTERM came during a request: stop asking */
+static volatile sig_atomic_t symprov_interrupted;
 
 static void symprov__init_locks(void)
 {
@@ -254,9 +258,49 @@ static int symprov__progress(void *data __maybe_unused, const char *provider,
 		symprov__read_keys();
 		symprov__show_progress(provider, done, total);
 	}
+	if (symprov_interrupted)
+		symprov_fetch.action = SYMPROV_PROGRESS_STOP;
 	action = symprov_fetch.action;
 	mutex_unlock(&symprov_fetch.lock);
 	return action;
+}
+
+static struct sigaction symprov_old_sigint, symprov_old_sigterm;
+
+/*
+ * Ctrl-C or SIGTERM during a request stops the providers for the session,
+ * then does what it did before: perf report's handler ends the session; a
+ * default action ends perf, with the terminal's echo put back first.
+ */
+static void symprov__signal(int sig)
+{
+	struct sigaction *old = sig == SIGINT ? &symprov_old_sigint :
+						&symprov_old_sigterm;
+
+	symprov_interrupted = 1;
+	if (old->sa_handler == SIG_IGN)
+		return;
+	if (old->sa_handler != SIG_DFL) {
+		old->sa_handler(sig);
+		return;
+	}
+	tcsetattr(STDIN_FILENO, TCSAFLUSH, &symprov_fetch.old_term);
+	sigaction(sig, old, NULL);
+	raise(sig);
+}
+
+static void symprov__catch_signals(bool catch)
+{
+	struct sigaction sa = { .sa_handler = symprov__signal };
+
+	if (catch) {
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, &symprov_old_sigint);
+		sigaction(SIGTERM, &sa, &symprov_old_sigterm);
+	} else {
+		sigaction(SIGINT, &symprov_old_sigint, NULL);
+		sigaction(SIGTERM, &symprov_old_sigterm, NULL);
+	}
 }
 
 static void symprov__fetch_begin(const struct build_id *bid)
@@ -276,8 +320,10 @@ static void symprov__fetch_begin(const struct build_id *bid)
 				    isatty(STDERR_FILENO) &&
 				    !tcgetattr(STDIN_FILENO, &term) &&
 				    (term.c_lflag & ICANON);
-	if (symprov_fetch.interactive)
+	if (symprov_fetch.interactive) {
 		set_term_quiet_input(&symprov_fetch.old_term);
+		symprov__catch_signals(true);
+	}
 	mutex_unlock(&symprov_fetch.lock);
 }
 
@@ -290,6 +336,7 @@ static int symprov__fetch_end(void)
 		if (symprov_fetch.shown)
 			fputs("\r\033[K", stderr);
 		tcsetattr(STDIN_FILENO, TCSAFLUSH, &symprov_fetch.old_term);
+		symprov__catch_signals(false);
 	}
 	symprov_fetch.interactive = false;
 	symprov_fetch.shown = false;

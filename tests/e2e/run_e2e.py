@@ -48,6 +48,10 @@ every response the server counted (all codes and types, /metrics excluded):
                   line on stderr
   other-tool      `perf diff` of the moved profile, providers set: only
                   report, top, annotate and script ask, so no traffic
+  keys            perf report --stdio on a terminal, the server never
+                  answering: a progress line; 's' skips, 'd' disables the
+                  providers, perf ends at once; so does SIGINT; the
+                  terminal's echo and line mode are put back
   exec-path       bare name from perf's exec-path: <DIR>/symprov/
                   libdebuginfodprov.so, no LD_LIBRARY_PATH: not found without
                   DIR (control), REF byte for byte with --exec-path=DIR and
@@ -69,10 +73,15 @@ import difflib
 import hashlib
 import json
 import os
+import pty
 import re
+import select
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
+import termios
 import time
 import traceback
 
@@ -83,6 +92,7 @@ import compare_reports  # noqa: E402
 import make_kallsyms_cache  # noqa: E402
 from debuginfod_server import (DebuginfodServer, http_get,  # noqa: E402
                                response_counts)
+from fault_server import FaultServer  # noqa: E402
 from e2elib import (E2EError, HERE, REPO, clean_env, find_perf, log,  # noqa
                     run, alias_map)
 
@@ -548,6 +558,84 @@ class Runner:
         self.expect_traffic(before, {}, "perf diff")
         self.expect_no_symprov_stderr(res.stderr, "perf diff")
 
+    def on_terminal(self, name, act):
+        """perf report --stdio with stdin and stderr on a terminal while
+        the provider waits on a server that never answers; once the
+        progress line shows, ACT(proc, master) runs.  Returns the exit
+        code, what the terminal showed, the seconds from ACT to the exit,
+        and whether the terminal has its echo and line mode back."""
+        master, slave = pty.openpty()
+        lflag = termios.tcgetattr(slave)[3]
+        env = clean_env(self.fresh_home(name),
+                        self.provider_env(self.fresh_cache(name)))
+        screen = b""
+        with FaultServer("hang", hang_s=60) as fault:
+            env["DEBUGINFOD_URLS"] = fault.url
+            proc = subprocess.Popen(
+                [self.perf, "report", "--stdio", "--sort", "dso,sym", "-i",
+                 self.p("moved.data")], stdin=slave, stderr=slave,
+                stdout=subprocess.DEVNULL, env=env, start_new_session=True)
+            try:
+                deadline = time.monotonic() + 30
+                while b"[s]kip" not in screen and proc.poll() is None and \
+                        time.monotonic() < deadline:
+                    screen += self.read_terminal(master, 0.2)
+                if b"[s]kip" not in screen:
+                    raise E2EError("no progress line on the terminal: %r"
+                                   % screen[-300:])
+                act(proc, master)
+                start = time.monotonic()
+                while proc.poll() is None and \
+                        time.monotonic() < start + 20:
+                    screen += self.read_terminal(master, 0.2)
+                elapsed = time.monotonic() - start
+                if proc.poll() is None:
+                    raise E2EError("perf still running 20 s after the key")
+                screen += self.read_terminal(master, 0.2)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                proc.wait()
+        restored = termios.tcgetattr(slave)[3] & (termios.ECHO |
+                                                  termios.ICANON) == \
+            lflag & (termios.ECHO | termios.ICANON)
+        os.close(master)
+        os.close(slave)
+        return proc.returncode, screen.decode(errors="replace"), elapsed, \
+            restored
+
+    @staticmethod
+    def read_terminal(master, timeout):
+
+        if select.select([master], [], [], timeout)[0]:
+            try:
+                return os.read(master, 65536)
+            except OSError:
+                pass
+        return b""
+
+    def step_keys(self):
+        """In stdio mode on a terminal: a progress line; 's' skips the
+        download, 'd' disables the providers, each at once, and Ctrl-C
+        leaves the terminal as it found it."""
+        for key, says in ((b"s", "symprov: skipped the vmlinux"),
+                          (b"d", "symprov: providers disabled")):
+            rc, screen, elapsed, restored = self.on_terminal(
+                "key-" + key.decode(), lambda p, m: os.write(m, key))
+            if rc != 0 or says not in screen or not restored:
+                raise E2EError("key %r: exit %d, %r on the terminal, "
+                               "terminal restored: %s" % (
+                                   key, rc, screen[-400:], restored))
+            log("key %r: perf done %.1f s after it" % (key, elapsed))
+        # perf report's own SIGINT handler ends the session: the fetch
+        # stops at the next progress call, perf prints what it has
+        rc, screen, elapsed, restored = self.on_terminal(
+            "key-int", lambda p, m: p.send_signal(signal.SIGINT))
+        if rc != 0 or not restored:
+            raise E2EError("SIGINT during the fetch: exit %d, terminal "
+                           "restored: %s" % (rc, restored))
+        log("SIGINT: perf done %.1f s after it" % elapsed)
+
     def step_exec_path(self):
         """A bare name from <exec-path>/symprov/, without LD_LIBRARY_PATH
         (perf/util/symprov.c: symprov__dir(), get_argv_exec_path())."""
@@ -622,6 +710,7 @@ class Runner:
         self.check("broken-first", self.step_broken_first)
         self.check("record", self.step_record)
         self.check("other-tool", self.step_other_tool)
+        self.check("keys", self.step_keys)
         self.check("exec-path", self.step_exec_path)
 
     def run(self):
