@@ -43,7 +43,8 @@ $(B)/tests/test_struct: $(call obj,tests/unit/test_struct.c)
 $(B)/tests/test_buildid: $(call obj,tests/unit/test_buildid.c lib/symprov_buildid.c)
 $(B)/tests/test_list: $(call obj,tests/unit/test_list.c lib/symprov_list.c)
 $(B)/tests/test_symprov_memo: $(call obj,tests/unit/test_symprov_memo.c lib/symprov_memo.c)
-$(B)/tests/test_symprov_verify: $(call obj,tests/unit/test_symprov_verify.c lib/symprov_verify.c)
+$(B)/tests/test_symprov_verify: $(call obj,tests/unit/test_symprov_verify.c lib/symprov_verify.c \
+	lib/symprov_buildid.c)
 # test_symprov_verify checks its own, known, build ID.
 TEST_VERIFY_BUILD_ID := 0123456789abcdef0123456789abcdef01234567
 $(B)/tests/test_symprov_verify: EXTRA_LDFLAGS := -Wl,--build-id=0x$(TEST_VERIFY_BUILD_ID)

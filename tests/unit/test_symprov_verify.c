@@ -10,20 +10,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "symprov_buildid.h"
 #include "symprov_verify.h"
 
-static unsigned char own_id[20];
-
-static void hex_to_bytes(const char *hex, unsigned char *out)
-{
-	size_t i;
-
-	for (i = 0; hex[2 * i]; i++) {
-		char byte[3] = { hex[2 * i], hex[2 * i + 1], 0 };
-
-		out[i] = (unsigned char)strtoul(byte, NULL, 16);
-	}
-}
+static unsigned char own_id[SYMPROV_BUILD_ID_MAX];
 
 static int verify_file(const char *file, const unsigned char *id, size_t len,
 		       const char **why)
@@ -80,7 +70,9 @@ int main(void)
 		cmocka_unit_test(test_other_build_id),
 		cmocka_unit_test(test_not_elf),
 	};
+	const char *why;
 
-	hex_to_bytes(TEST_BUILD_ID, own_id);
+	if (symprov_build_id_parse(TEST_BUILD_ID, own_id, &why) != 20)
+		return 1;
 	return cmocka_run_group_tests_name("verify", tests, NULL, NULL);
 }
