@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Build the perf of linux-source-6.12 with perf-glue.patch applied.
 #
-#   scripts/build-perf.sh [-o OUTDIR] [-f] [MAKEVAR=value...]
+#   scripts/build-perf.sh [-o OUTDIR] [-p PATCH|none] [-f] [MAKEVAR=value...]
 #
 # OUTDIR (default build/perf) gets the perf binary, OUTDIR-src the patched
 # source and OUTDIR-obj the objects, kept for incremental builds.  The build
 # is skipped when OUTDIR/perf comes from the same linux-source-6.12 version,
 # patch and make variables (OUTDIR/.stamp); -f builds anyway.  MAKEVARs go to
 # perf's make, e.g. NO_LIBDW=1.  Missing Debian packages are installed when
-# run as root.  LINUX_SOURCE_TARBALL overrides the Debian tarball.
+# run as root.  LINUX_SOURCE_TARBALL overrides the Debian tarball.  -p builds
+# with another patch, or with none: the stock perf the benchmarks compare with.
 set -euo pipefail
 export LC_ALL=C
 
@@ -32,11 +33,12 @@ die() {
 	exit 1
 }
 
-while getopts "o:f" opt; do
+while getopts "o:p:f" opt; do
 	case $opt in
 	o) outdir=$(mkdir -p "$OPTARG" && cd "$OPTARG" && pwd) ;;
+	p) patchfile=$OPTARG ;;
 	f) force=1 ;;
-	*) die "usage: build-perf.sh [-o OUTDIR] [-f] [MAKEVAR=value...]" ;;
+	*) die "usage: build-perf.sh [-o OUTDIR] [-p PATCH|none] [-f] [MAKEVAR=value...]" ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -94,6 +96,7 @@ patched_files() {
 
 install_packages
 [ -r "$tarball" ] || die "$tarball not found"
+[ "$patchfile" = none ] && patchfile=/dev/null
 [ -r "$patchfile" ] || die "$patchfile not found: run 'make perf-glue.patch'"
 
 stamp=$(printf 'source %s\npatch %s\nmake %s\n' "$(source_version)" \
@@ -120,8 +123,9 @@ srcname=${srcname%.tar.*}
 tar -xJf "$tarball" -C "$srcdir" --strip-components=1 \
 	"$srcname/Makefile" "$srcname/arch" "$srcname/include" \
 	"$srcname/kernel" "$srcname/lib" "$srcname/scripts" "$srcname/tools"
-patch -p1 -s -F0 -N --no-backup-if-mismatch -r - -d "$srcdir" <"$patchfile" ||
-	die "perf-glue.patch does not apply to $(basename "$tarball")"
+[ ! -s "$patchfile" ] ||
+	patch -p1 -s -F0 -N --no-backup-if-mismatch -r - -d "$srcdir" <"$patchfile" ||
+	die "$(basename "$patchfile") does not apply to $(basename "$tarball")"
 
 # Whatever a patch ever changed in this object directory is rebuilt.
 patched_files "$patchfile" >>"$objdir/.patched"
