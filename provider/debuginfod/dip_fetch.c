@@ -112,27 +112,37 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	bool transient = false;
 	struct stat st;
 	int fd, vfd = -1;
+	bool cached;
 
 	*path = NULL;
 	*err = 0;
 	symprov_build_id_hex(req->build_id, req->build_id_len, hex);
 	env = getenv("DEBUGINFOD_MAXSIZE");
 	q.maxsize = env ? strtol(env, NULL, 10) : 0;
+	env = getenv("DEBUGINFOD_VERBOSE");
 	client = dip_client_get(pool);
 	if (!client) {
 		*err = ENOMEM;
 		return SYMPROV_UNAVAILABLE;
 	}
-	/* The log tells a 5xx from a 404 (dip_miss.c); a user who asked
-	 * for it (DEBUGINFOD_VERBOSE) still gets it, after the query. */
-	vfd = memfd_create("dip-verbose", MFD_CLOEXEC);
+	/*
+	 * The log tells a 5xx from a 404 (dip_miss.c); a user who asked
+	 * for it (DEBUGINFOD_VERBOSE) still gets it, after the query.  A
+	 * file in the cache asks no server: writing the log would be a
+	 * quarter of the lookup, and a miss now would be no 404 to trust.
+	 */
+	cached = !(env && *env) &&
+		 dip_cache_landing(hex, dip_type_str(type)) == 2;
+	if (!cached)
+		vfd = memfd_create("dip-verbose", MFD_CLOEXEC);
 	if (vfd >= 0)
 		debuginfod_set_verbose_fd(client, vfd);
 	debuginfod_set_user_data(client, &q);
 	debuginfod_set_progressfn(client, dip_progressfn);
 	fd = dip_query_once(client, type, req, &file);
-	if (fd == -ENOENT && !q.cancelled && vfd >= 0)
-		transient = dip_miss_log_says_transient(vfd);
+	if (fd == -ENOENT && !q.cancelled)
+		transient = cached ||
+			    (vfd >= 0 && dip_miss_log_says_transient(vfd));
 	if (fd == -ENOENT && !q.cancelled && !transient &&
 	    dip_miss_wait_landing(host, host_req, hex, dip_type_str(type))) {
 		/* served from the cache now */
@@ -140,7 +150,6 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	}
 	announced = fd >= 0 ? dip_announced_size(client) : -1;
 	if (vfd >= 0) {
-		env = getenv("DEBUGINFOD_VERBOSE");
 		debuginfod_set_verbose_fd(client, -1);
 		if (env && *env)
 			dip_miss_log_copy(vfd, STDERR_FILENO);
