@@ -128,11 +128,9 @@ install: all
 	install -D -m 644 include/symprov.h \
 		$(DESTDIR)$(PREFIX)/include/symprov.h
 
-bench: all
-	$(PYTHON) bench/bench_find.py $(B)
-	$(PYTHON) bench/bench_perf_report.py $(B)
+include bench/bench.mk
 
-.PHONY: bench perf check-perf-glue check-perf-variants check-e2e demo install
+.PHONY: perf check-perf-glue check-perf-variants check-e2e demo install
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 

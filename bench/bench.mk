@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# make bench: not part of make check; see docs/BENCHMARKS.md.
+
+BENCH_BINS := $(B)/bench/bench_lookup $(B)/bench/bench_verify
+
+$(B)/bench/bench_lookup: $(call obj,bench/bench_lookup.c $(LOADER_SRCS) \
+		lib/symprov_buildid.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
+
+$(B)/bench/bench_verify: $(call obj,bench/bench_verify.c lib/symprov_verify.c \
+		lib/symprov_buildid.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldw -lelf -lpthread
+
+# Installs what it needs (root), builds perf with and without the patch,
+# downloads Debian's kernel debug package once, outside the tree.
+bench:
+	bash bench/install-deps.sh
+	$(MAKE) all $(BENCH_BINS) $(B)/tests/concurrent_find
+	bash scripts/build-perf.sh
+	bash scripts/build-perf.sh -o build/perf-stock -p none
+	$(PYTHON) bench/run_bench.py --build $(B) $(BENCH_ARGS)
+
+.PHONY: bench

@@ -1,0 +1,352 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Fetches from a real debuginfod: cold fetches of the real vmlinux, misses,
+coalescing, and the symbols-only fetch through a rate-limited link.
+
+Requests and bytes are counted at the server, from its /metrics.
+"""
+import glob
+import hashlib
+import os
+import subprocess
+import time
+
+from benchlib import (NOT_AVAILABLE, BenchError, column, drop_dirty,
+                      interleave, log, summary, timed, verdict)
+from debuginfod_server import metric, response_counts
+from throttle_proxy import ThrottleProxy
+
+SERVED_TYPES = ('debuginfo', 'executable', 'section')
+
+
+def served(server):
+    """{'transfers': 200 responses with a file, 'bytes': their bytes,
+    (code, type): responses} so far."""
+    m = server.metrics()
+    out = dict(response_counts(m))
+    out['transfers'] = sum(metric(m, 'http_responses_transfer_bytes_count',
+                                  code='200', type=t) for t in SERVED_TYPES)
+    out['bytes'] = sum(metric(m, 'http_responses_transfer_bytes_sum',
+                              code='200', type=t) for t in SERVED_TYPES)
+    return out
+
+
+def delta(after, before, key):
+    return after.get(key, 0) - before.get(key, 0)
+
+
+def file_check(size):
+    """A check of stdout: the path printed is a file of SIZE bytes."""
+    def check(out):
+        path = out.strip().splitlines()[-1] if out.strip() else ''
+        if not path or os.path.getsize(path) != size:
+            raise BenchError('expected a %d-byte file, got %r' % (size, out))
+    return check
+
+
+def counted(server, fn):
+    """fn() with the server's transfers and bytes during it added."""
+    before = served(server)
+    r = fn()
+    after = served(server)
+    r['transfers'] = delta(after, before, 'transfers')
+    r['bytes'] = delta(after, before, 'bytes')
+    return r
+
+
+def cold_fetch(su, server, label):
+    """Item 1: the whole vmlinux into an empty client cache, three ways."""
+    k = su.kernel
+    cache = os.path.join(su.tmp, 'cold')
+    env = su.client_env(server.url, cache)
+    out = os.path.join(cache, 'vmlinux')
+    url = '%s/buildid/%s/debuginfo' % (server.url, k['build_id'])
+    cmds = {
+        'symprov find': (su.symprov_find(k['build_id']), None),
+        'debuginfod-find': (['debuginfod-find', 'debuginfo',
+                             k['build_id']], None),
+        'curl -o': (['curl', '-sSf', '--noproxy', '*', '-o', out, url],
+                    out),
+    }
+
+    def case(name):
+        cmd, target = cmds[name]
+
+        def run():
+            su.dir('cold')
+            r = counted(server, lambda: timed(
+                cmd, env, check_output=None if target else
+                file_check(k['size'])))
+            if target and os.path.getsize(target) != k['size']:
+                raise BenchError('%s: wrong size' % name)
+            if r['transfers'] != 1:
+                raise BenchError('%s: %d transfers' % (name,
+                                                       r['transfers']))
+            su.dir('cold')
+            drop_dirty()
+            return r
+        return name, run
+
+    data = interleave([case(n) for n in cmds], su.rounds)
+    su.results.raw['cold_fetch_' + label] = data
+    if label.endswith('-F'):
+        # What the transfer costs in system calls, where the gap to curl is.
+        for name, (cmd, _target) in cmds.items():
+            su.dir('cold')
+            calls = syscalls(cmd, env, os.path.join(su.tmp, 'strace.out'))
+            su.results.raw['cold_fetch_syscalls_' + name] = calls
+            su.results.add('1', 'cold fetch, %s: %s system calls' % (
+                label, name), sum(calls.values()), '',
+                detail='%d recvfrom() of %.1f KiB on average, %d poll(), '
+                '%d write()' % (
+                    calls.get('recvfrom', 0),
+                    k['size'] / 1024 / max(1, calls.get('recvfrom', 0)),
+                    calls.get('poll', 0) + calls.get('ppoll', 0),
+                    calls.get('write', 0)))
+        su.dir('cold')
+    t = {n: summary(column(data[n])) for n in cmds}
+    mb = k['size'] / 1e6
+    su.results.add('1', 'cold fetch, %s: symprov find (provider) vs '
+                   'debuginfod-find' % label, t['symprov find'], 's',
+                   t['debuginfod-find'],
+                   ratio(t['symprov find'], t['debuginfod-find']), '<= 1.02',
+                   verdict(ratio(t['symprov find'],
+                                 t['debuginfod-find']) <= 1.02),
+                   '%.0f MB/s' % (mb / t['symprov find']['median']))
+    su.results.add('1', 'cold fetch, %s: symprov find vs curl -o' % label,
+                   t['symprov find'], 's', t['curl -o'],
+                   ratio(t['symprov find'], t['curl -o']),
+                   detail='curl %.0f MB/s' % (mb / t['curl -o']['median']))
+    su.results.add('1', 'cold fetch, %s: debuginfod-find vs curl -o' % label,
+                   t['debuginfod-find'], 's', t['curl -o'],
+                   ratio(t['debuginfod-find'], t['curl -o']))
+    return t
+
+
+def syscalls(cmd, env, out):
+    """{system call: calls} of CMD and its threads, by strace -c."""
+    subprocess.run(['strace', '-f', '-c', '-o', out] + cmd, env=env,
+                   check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=600)
+    calls = {}
+    with open(out) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) in (5, 6) and fields[3].isdigit() and \
+                    fields[-1] != 'total':
+                calls[fields[-1]] = int(fields[3])
+    return calls
+
+
+def ratio(a, b):
+    return a['median'] / b['median']
+
+
+def parse_lookup(out):
+    """{mode: [ns per lookup, by round]} and the status of bench_lookup."""
+    modes, status = {}, None
+    for line in out.splitlines():
+        parts = line.split()
+        if parts[0] == 'status':
+            status = ' '.join(parts[1:])
+        else:
+            modes.setdefault(parts[0], []).append(float(parts[2]) / 1e9)
+    return modes, status
+
+
+def run_lookup(su, env, build_id, modes, rounds, per_round, file=None):
+    cmd = [su.bench_lookup, '-r', str(rounds), '-n', str(per_round), '-m',
+           modes, su.provider, build_id] + ([file] if file else [])
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True,
+                         timeout=1800)
+    if res.returncode:
+        raise BenchError('%s failed: %s' % (' '.join(cmd), res.stderr))
+    return parse_lookup(res.stdout)
+
+
+def misses(su, server):
+    """Item 3: an unknown build ID, asked again in the process, in new
+    sessions and in new processes; requests counted at the server."""
+    miss = hashlib.sha1(b'symprov-bench-miss %d' % time.time_ns()).hexdigest()
+    cache = su.dir('miss')
+    env = su.client_env(server.url, cache)
+    before = served(server)
+    modes, status = run_lookup(su, env, miss, 'session,repeat', su.rounds,
+                               100)
+    if status != 'not found':
+        raise BenchError('unknown build ID: %s' % status)
+    inproc = served(server)
+    data = interleave([
+        ('symprov find', lambda: timed(su.symprov_find(miss), env, rc=2)),
+        ('debuginfod-find', lambda: timed(['debuginfod-find', 'debuginfo',
+                                           miss], env, rc=1)),
+    ], su.rounds, warmup=0)
+    after = served(server)
+    su.results.raw['misses'] = {'in_process': modes, 'processes': data}
+    with open(os.path.join(cache, 'cache_miss_s')) as f:
+        window = f.read().strip()
+    lookups = 1 + su.rounds * (100 + 101)  # first, sessions, repeats
+    for typ in ('debuginfo', 'executable'):
+        n = delta(inproc, before, ('404', typ))
+        su.results.add('3', 'misses in process: %s requests at the server '
+                       'for %d lookups' % (typ, lookups), n, '',
+                       target='1 per cache_miss_s (%s s)' % window,
+                       verdict=verdict(n == 1))
+        n = delta(after, inproc, ('404', typ))
+        su.results.add('3', 'misses in %d more processes: %s requests' % (
+            2 * su.rounds, typ), n, '', target='0 (same window)',
+            verdict=verdict(n == 0))
+    first = modes['first'][0]
+    session = summary(modes['session'])
+    su.results.add('3', 'miss, first lookup in a process (two 404s)',
+                   first, 's')
+    su.results.add('3', 'miss, new session in the process (libdebuginfod '
+                   'negative cache)', session, 's')
+    su.results.add('3', 'miss, again in the session (memo)',
+                   summary(modes['repeat']), 's')
+    t = {n: summary(column(data[n])) for n in data}
+    su.results.add('3', 'miss, new process: symprov find vs debuginfod-find',
+                   t['symprov find'], 's', t['debuginfod-find'],
+                   ratio(t['symprov find'], t['debuginfod-find']))
+
+
+def coalescing(su, server, rounds):
+    """Item 4: eight threads, then eight processes, for one cold build ID."""
+    k = su.kernel
+    cache = os.path.join(su.tmp, 'coalesce')
+    env = su.client_env(server.url, cache)
+
+    def threads(n):
+        def run():
+            su.dir('coalesce')
+            r = counted(server, lambda: timed(
+                [su.concurrent_find, su.provider, str(n), k['build_id']],
+                env))
+            drop_dirty()
+            return r
+        return run
+
+    def processes(n):
+        def run():
+            su.dir('coalesce')
+
+            def all_of_them():
+                start = time.perf_counter()
+                procs = [subprocess.Popen(su.symprov_find(k['build_id']),
+                                          env=env, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE)
+                         for _ in range(n)]
+                outs = [p.communicate(timeout=600) for p in procs]
+                elapsed = time.perf_counter() - start
+                for p, (out, err) in zip(procs, outs):
+                    if p.returncode:
+                        raise BenchError('symprov find failed: %s' % err)
+                    file_check(k['size'])(out.decode())
+                return {'s': elapsed}
+            r = counted(server, all_of_them)
+            drop_dirty()
+            return r
+        return run
+
+    data = interleave([('1 thread', threads(1)), ('8 threads', threads(8)),
+                       ('1 process', processes(1)),
+                       ('8 processes', processes(8))], rounds)
+    su.results.raw['coalescing'] = data
+    t = {n: summary(column(data[n])) for n in data}
+    xfer = {n: summary(column(data[n], 'transfers')) for n in data}
+    su.results.add('4', '8 threads, one loader, one cold build ID: '
+                   'transfers at the server', xfer['8 threads'], '',
+                   target='1', verdict=verdict(xfer['8 threads']['max'] == 1))
+    su.results.add('4', '8 threads: wall time vs one thread', t['8 threads'],
+                   's', t['1 thread'], ratio(t['8 threads'], t['1 thread']))
+    su.results.add('4', '8 processes at once: transfers at the server',
+                   xfer['8 processes'], '')
+    su.results.add('4', '8 processes: wall time vs one process',
+                   t['8 processes'], 's', t['1 process'],
+                   ratio(t['8 processes'], t['1 process']))
+
+
+def symbols_only_available(su):
+    """`symprov find --symbols-only` exists (the usage text names it)."""
+    out = subprocess.run([su.symprov, '--help'], capture_output=True,
+                         text=True, timeout=30).stdout
+    return '--symbols-only' in out
+
+
+def first_fetch(server, kernel, index):
+    """Seconds for curl to fetch the vmlinux to /dev/null.  A server that
+    does not serve it has an index without it (debuginfod -U without
+    bsdtar records the .deb as scanned): INDEX is removed for the next run.
+    """
+    url = '%s/buildid/%s/debuginfo' % (server.url, kernel['build_id'])
+    start = time.perf_counter()
+    r = subprocess.run(['curl', '-sS', '--noproxy', '*', '-o', '/dev/null',
+                        '-w', '%{http_code} %{size_download}', url],
+                       capture_output=True, text=True, timeout=1800)
+    elapsed = time.perf_counter() - start
+    code, size = (r.stdout.split() + ['?', '0'])[:2]
+    if code != '200' or int(size) != kernel['size']:
+        for f in glob.glob(index + '*'):
+            os.unlink(f)
+        raise BenchError('the server does not serve %s (HTTP %s, %s bytes); '
+                         'its index is removed, run again (debuginfod -U '
+                         'needs bsdtar: libarchive-tools)'
+                         % (kernel['build_id'], code, size))
+    return elapsed
+
+
+def link(su, server, mbits, rounds):
+    """Symbols only against the full file through a rate-limited link:
+    wall time and bytes counted at the server."""
+    k = su.kernel
+    have = symbols_only_available(su)
+    cache = os.path.join(su.tmp, 'link')
+    for mbit in mbits:
+        with ThrottleProxy(server.port, mbit) as proxy:
+            env = su.client_env(proxy.url, cache)
+
+            def case(opts):
+                def run():
+                    su.dir('link')
+                    down = proxy.down_bytes
+                    r = counted(server, lambda: timed(
+                        su.symprov_find(k['build_id'], *opts), env,
+                        timeout=3600))
+                    r['link_bytes'] = proxy.down_bytes - down
+                    drop_dirty()
+                    return r
+                return run
+
+            cases = [('full', case([]))]
+            if have:
+                cases.append(('symbols only', case(['--symbols-only'])))
+            log('%d Mbit/s link: %d round(s) of %s' % (
+                mbit, rounds, ', '.join(c[0] for c in cases)))
+            data = interleave(cases, rounds, warmup=0)
+        su.results.raw['link_%d' % mbit] = data
+        full_t = summary(column(data['full']))
+        full_b = summary(column(data['full'], 'bytes'))
+        su.results.add('b', '%d Mbit/s link: full fetch (symprov find), '
+                       'wall time' % mbit, full_t, 's',
+                       detail='%.1f Mbit/s effective' % (
+                           full_b['median'] * 8 / 1e6 / full_t['median']))
+        su.results.add('b', '%d Mbit/s link: full fetch, bytes at the '
+                       'server' % mbit, full_b, 'B')
+        targets = ('>= 20x fewer bytes', '>= 10x less wall time') \
+            if mbit == 20 else (None, None)
+        if not have:
+            for what, target in zip(('bytes', 'wall time'), targets):
+                su.results.skip('b', '%d Mbit/s link: symbols only vs full, '
+                                '%s' % (mbit, what), NOT_AVAILABLE,
+                                'symprov find --symbols-only does not exist '
+                                'yet', target=target)
+            continue
+        sym_t = summary(column(data['symbols only']))
+        sym_b = summary(column(data['symbols only'], 'bytes'))
+        for what, v, base, unit, target, need in (
+                ('bytes', sym_b, full_b, 'B', targets[0], 20),
+                ('wall time', sym_t, full_t, 's', targets[1], 10)):
+            gain = base['median'] / v['median'] if v['median'] else 0
+            su.results.add('b', '%d Mbit/s link: symbols only vs full, %s'
+                           % (mbit, what), v, unit, base, ratio(v, base),
+                           target, verdict(gain >= need) if target
+                           else 'reported', '%.1fx less' % gain)

@@ -1,0 +1,163 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Inside one process: a warm lookup through the loader and the provider,
+the check of a file's build ID, and the provider's heap (massif), each
+against what it cannot do without.
+"""
+import os
+import re
+import subprocess
+
+from bench_fetch import file_check, run_lookup
+from benchlib import BenchError, summary, verdict
+
+LOOKUPS_PER_ROUND = 1000
+
+
+def warm_cache(su, server):
+    """A client cache holding the vmlinux; (env, path of the file)."""
+    cache = su.dir('warm')
+    env = su.client_env(server.url, cache)
+    r = subprocess.run(su.symprov_find(su.kernel['build_id']), env=env,
+                       capture_output=True, text=True, timeout=600)
+    if r.returncode:
+        raise BenchError('symprov find: %s' % r.stderr)
+    file_check(su.kernel['size'])(r.stdout)
+    return env, r.stdout.strip()
+
+
+def callgrind_ir(cmd, env, out, wrapper=()):
+    """Instructions executed by CMD, counted by callgrind into OUT;
+    WRAPPER runs valgrind."""
+    subprocess.run(list(wrapper) + ['valgrind', '--tool=callgrind',
+                                    '--callgrind-out-file=' + out] + cmd,
+                   env=env, check=True, timeout=3600,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(out) as f:
+        for line in f:
+            if line.startswith('summary:') or line.startswith('totals:'):
+                return int(line.split()[1])
+    raise BenchError('no instruction count in ' + out)
+
+
+def callgrind_functions(out):
+    """{'file:function [object]': instructions in it alone} of OUT."""
+    text = subprocess.run(['callgrind_annotate', '--auto=no',
+                           '--threshold=100', out], capture_output=True,
+                          text=True, check=True, timeout=600).stdout
+    fns = {}
+    for line in text.splitlines():
+        m = re.match(r'\s*([\d,]+) \([ \d.]+%\)  (\S.*)$', line)
+        if m and m.group(2) != 'PROGRAM TOTALS':
+            fns[m.group(2)] = int(m.group(1).replace(',', ''))
+    return fns
+
+
+def warm_lookup(su, env, path):
+    """Item 2: per lookup from a warm cache, against a stat() of the file."""
+    k = su.kernel
+    modes, status = run_lookup(su, env, k['build_id'],
+                               'stat,find,session,repeat', su.rounds,
+                               LOOKUPS_PER_ROUND, path)
+    if status != 'found':
+        raise BenchError('warm lookup: %s' % status)
+    su.results.raw['warm_lookup'] = modes
+    stat = summary(modes['stat'])
+    for mode, what, target in (
+            ('find', 'warm lookup, first of a session (loader, provider, '
+             'libdebuginfod cache, build ID check)', '< 50 us'),
+            ('session', 'warm lookup with its session\'s set-up and end '
+             '(init, fini; library already mapped)', None),
+            ('repeat', 'warm lookup, again in the session (memo)', None)):
+        t = summary(modes[mode])
+        su.results.add('2', what + ' vs stat()', t, 's', stat,
+                       t['median'] / stat['median'], target,
+                       verdict(t['median'] < 50e-6) if target
+                       else 'reported')
+    su.results.add('2', 'warm lookup, first in a process (dlopen of the '
+                   'provider and its libraries included)',
+                   modes['first'][0], 's')
+    # Where a session's time goes, repeatably: instructions per lookup.
+    irs = [callgrind_ir([su.bench_lookup, '-r', '1', '-n', str(n), '-m',
+                         'session', su.provider, k['build_id'], path], env,
+                        os.path.join(su.tmp, 'callgrind.lookup.%d' % n))
+           for n in (1, 101)]
+    su.results.raw['warm_lookup_ir'] = irs
+    su.results.add('2', 'warm lookup with its session: instructions '
+                   '(callgrind)', (irs[1] - irs[0]) // 100, 'instructions')
+
+
+def verify_cost(su, path, report):
+    """The check of a file a server sent (lib/symprov_verify.c) on the real
+    vmlinux, against a warm perf report (REPORT, a summary, or None)."""
+    out = subprocess.run([su.bench_verify, '-r', str(su.rounds), '-n', '100',
+                          path, su.kernel['build_id']], capture_output=True,
+                         text=True, timeout=1800)
+    if out.returncode:
+        raise BenchError('bench_verify: %s' % out.stderr)
+    calls = {}
+    for line in out.stdout.splitlines():
+        name, _, ns = line.split()
+        calls.setdefault(name, []).append(float(ns) / 1e9)
+    su.results.raw['verify'] = calls
+    v = summary(calls['verify'])
+    if report is None:
+        su.results.add('a', 'build ID check of the %d MB vmlinux '
+                       '(symprov_verify_build_id) vs open()+close()'
+                       % (su.kernel['size'] // 10**6), v, 's',
+                       summary(calls['open']),
+                       detail='no perf report to compare with')
+        return
+    share = v['median'] / report['median']
+    su.results.add('a', 'build ID check of the %d MB vmlinux '
+                   '(symprov_verify_build_id) vs a warm perf report'
+                   % (su.kernel['size'] // 10**6), v, 's', report, share,
+                   '< 0.05', verdict(share < 0.05),
+                   'open()+close() alone %.1f us' % (
+                       summary(calls['open'])['median'] * 1e6))
+
+
+def massif_peak(cmd, env, out):
+    """Peak heap bytes, requested and allocator overhead, of CMD."""
+    subprocess.run(['valgrind', '--tool=massif', '--massif-out-file=' + out] +
+                   cmd, env=env, check=True, timeout=3600,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak, cur = 0, 0
+    with open(out) as f:
+        for line in f:
+            key, _, val = line.strip().partition('=')
+            if key == 'mem_heap_B':
+                cur = int(val)
+            elif key == 'mem_heap_extra_B':
+                peak = max(peak, cur + int(val))
+    return peak
+
+
+def memcheck_in_use(cmd, env):
+    """Heap bytes still allocated when CMD exits, by memcheck."""
+    r = subprocess.run(['valgrind', '--leak-check=no'] + cmd, env=env,
+                       capture_output=True, text=True, timeout=3600)
+    m = re.search(r'in use at exit: ([\d,]+) bytes', r.stderr)
+    if r.returncode or not m:
+        raise BenchError('valgrind %s: %s' % (cmd[0], r.stderr[-2000:]))
+    return int(m.group(1).replace(',', ''))
+
+
+def provider_heap(su, env, path):
+    """Item 7: the heap of a process that makes one warm lookup (massif),
+    and what 100 more sessions add, at their peak and at exit."""
+    one, more = ([su.bench_lookup, '-m', 'session'] + rn +
+                 [su.provider, su.kernel['build_id'], path]
+                 for rn in (['-r', '0'], ['-r', '1', '-n', '100']))
+    peaks = [massif_peak(cmd, env, os.path.join(su.tmp, 'massif.%d' % i))
+             for i, cmd in enumerate((one, more))]
+    left = [memcheck_in_use(cmd, env) for cmd in (one, more)]
+    su.results.raw['heap'] = {'massif_peak': peaks, 'memcheck_left': left}
+    su.results.add('7', 'heap peak of a process with one warm lookup '
+                   '(massif; set-up of libcurl and libdebuginfod included)',
+                   peaks[0], 'B')
+    su.results.add('7', 'heap peak with 100 more sessions vs one', peaks[1],
+                   'B', peaks[0], peaks[1] / peaks[0],
+                   detail='%+.0f B per lookup' % ((peaks[1] - peaks[0]) / 100))
+    su.results.add('7', 'heap still allocated at exit after 101 lookups vs '
+                   'one (memcheck)', left[1], 'B', left[0],
+                   detail='%+.0f B per lookup' % ((left[1] - left[0]) / 100))
