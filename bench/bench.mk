@@ -13,10 +13,14 @@ $(B)/bench/bench_verify: $(call obj,bench/bench_verify.c lib/symprov_verify.c \
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldw -lelf -lpthread
 
+# On top of the project's packages: bsdtar, with which debuginfod -U
+# reads a .deb, curl, the baseline of a transfer, strace for its calls.
+BENCH_PACKAGES := libarchive-tools curl strace
+
 # Installs what it needs (root), builds perf with and without the patch,
 # downloads Debian's kernel debug package once, outside the tree.
 bench:
-	bash bench/install-deps.sh
+	bash scripts/install-deps.sh $(BENCH_PACKAGES)
 	$(MAKE) all $(BENCH_BINS) $(B)/tests/concurrent_find
 	bash scripts/build-perf.sh
 	bash scripts/build-perf.sh -o build/perf-stock -p none

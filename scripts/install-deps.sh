@@ -3,7 +3,14 @@
 # Install the Debian packages symprov needs to build and test.
 #   scripts/install-deps.sh          build + tests
 #   scripts/install-deps.sh --check  only say what is missing
+#   scripts/install-deps.sh [--check] PACKAGE...   these too (make bench)
 set -euo pipefail
+
+check=
+if [ "${1:-}" = --check ]; then
+	check=1
+	shift
+fi
 
 PACKAGES=(
 	# build
@@ -14,6 +21,7 @@ PACKAGES=(
 	clang clang-tidy libclang-rt-14-dev libcap2-bin util-linux time
 	# perf-glue.patch and its check (build-perf.sh adds perf's own)
 	linux-source-6.12 xz-utils patch
+	"$@"
 )
 
 missing=()
@@ -25,7 +33,7 @@ done
 if [ ${#missing[@]} -eq 0 ]; then
 	exit 0
 fi
-if [ "${1:-}" = --check ]; then
+if [ -n "$check" ]; then
 	echo "missing packages: ${missing[*]}"
 	exit 1
 fi
