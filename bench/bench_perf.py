@@ -103,6 +103,15 @@ def perf_report(su, server, moved, warm_env, cached):
                    'cache vs --vmlinux= the same file', t['provider'], 's',
                    t['--vmlinux'], r, '<= 1.02', verdict(r <= 1.02),
                    '%d kernel lines' % len(kernel))
+    ir = {}
+    for name, cmd, e in (('--vmlinux', REPORT + base_args, plain),
+                         ('provider', REPORT + ['-i', moved], prov)):
+        ir[name] = callgrind_ir([su.perf] + cmd, e, os.path.join(
+            su.tmp, 'callgrind.report.' + name.strip('-')), ALONE)
+    su.results.raw['perf_report_instructions'] = ir
+    r = ir['provider'] / ir['--vmlinux']
+    su.results.add('5', 'the same: instructions (callgrind)', ir['provider'],
+                   '', ir['--vmlinux'], r, '<= 1.02', verdict(r <= 1.02))
     su.results.add('7', 'peak RSS of that perf report, provider vs --vmlinux',
                    rss['provider'], 'KiB', rss['--vmlinux'],
                    rss['provider']['median'] / rss['--vmlinux']['median'])
