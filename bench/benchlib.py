@@ -244,8 +244,10 @@ def markdown(data):
         'Kernel: %(package)s, vmlinux %(size)d B, build ID %(build_id)s, '
         '.deb %(deb_size)d B.' % m['kernel_package'], '',
         'Rerun: `nice -n 10 make bench` (BENCH_ARGS="--only PARTS", '
-        'BENCH_ROUNDS=%d, BENCH_LINK_ROUNDS, SYMPROV_BENCH_CACHE, '
-        'SYMPROV_BENCH_PACKAGE); see docs/BENCHMARKS.md.' % m['rounds'],
+        'BENCH_ROUNDS=%d, BENCH_FETCH_ROUNDS=%d, BENCH_LINK_ROUNDS=%d, '
+        'SYMPROV_BENCH_CACHE, SYMPROV_BENCH_PACKAGE); see '
+        'docs/BENCHMARKS.md.' % (m['rounds'], m['fetch_rounds'],
+                                 m['link_rounds']),
         '',
         'Values are median [min-max] over interleaved rounds; ratio = '
         'median / baseline median.', '',
@@ -269,12 +271,13 @@ class Setup:
     """What every benchmark uses: the programs, a scratch directory, the
     kernel, the results and the number of rounds."""
 
-    def __init__(self, build, tmp, kernel, results, rounds):
+    def __init__(self, build, tmp, kernel, results, rounds, fetch_rounds):
         self.build = build
         self.tmp = tmp
         self.kernel = kernel
         self.results = results
         self.rounds = rounds
+        self.fetch_rounds = fetch_rounds
         self.symprov = os.path.join(build, 'bin', 'symprov')
         self.provider = os.path.join(build, 'lib', 'libdebuginfodprov.so')
         self.bench_lookup = os.path.join(build, 'bench', 'bench_lookup')

@@ -3,7 +3,8 @@
 """make bench: every cost of the provider path beside its baseline.
 
     run_bench.py [--build DIR] [--results DIR] [--rounds N]
-                 [--link-rounds N] [--link-mbits 100,20] [--only PARTS]
+                 [--fetch-rounds N] [--link-rounds N] [--link-mbits 100,20]
+                 [--only PARTS]
 
 On Debian's real kernel debug package (bench/kernel_data.py), served by a
 debuginfod on 127.0.0.1 from the extracted vmlinux (-F) and from the .deb
@@ -11,7 +12,8 @@ itself (-U).  PARTS, comma-separated, from: fetch, lookup, heap, miss,
 coalesce, perf, verify, deb, link (default all).  Writes
 RESULTS/DATE.json (every sample) and RESULTS/DATE.md (the table), and
 prints the table.  perf needs root; what cannot run says so in the table.
-BENCH_ROUNDS and BENCH_LINK_ROUNDS set the rounds too; BENCH_KEEP=1 keeps
+BENCH_ROUNDS, BENCH_FETCH_ROUNDS (cold fetches, the noisiest: 15) and
+BENCH_LINK_ROUNDS set the rounds too; BENCH_KEEP=1 keeps
 the scratch directory (callgrind, massif and strace outputs).
 """
 import argparse
@@ -89,6 +91,8 @@ def main(argv=None):
     ap.add_argument('--results', default=os.path.join(HERE, 'results'))
     ap.add_argument('--rounds', type=int,
                     default=int(os.environ.get('BENCH_ROUNDS', '7')))
+    ap.add_argument('--fetch-rounds', type=int,
+                    default=int(os.environ.get('BENCH_FETCH_ROUNDS', '15')))
     ap.add_argument('--link-rounds', type=int,
                     default=int(os.environ.get('BENCH_LINK_ROUNDS', '2')))
     ap.add_argument('--link-mbits', default='100,20')
@@ -103,9 +107,11 @@ def main(argv=None):
     results = Results()
     results.machine['kernel_package'] = {
         k: kernel[k] for k in ('package', 'deb_size', 'size', 'build_id')}
-    results.machine['rounds'] = args.rounds
+    results.machine.update(rounds=args.rounds,
+                           fetch_rounds=args.fetch_rounds,
+                           link_rounds=args.link_rounds)
     tmp = tempfile.mkdtemp(prefix='symprov-bench-')
-    su = Setup(build, tmp, kernel, results, args.rounds)
+    su = Setup(build, tmp, kernel, results, args.rounds, args.fetch_rounds)
     stem = time.strftime('%Y-%m-%d-%H%M')
     try:
         with_vmlinux_server(su, parts)
