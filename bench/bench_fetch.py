@@ -15,6 +15,7 @@ from benchlib import (NOT_AVAILABLE, BenchError, column, drop_dirty,
                       interleave, log, summary, timed, verdict)
 from debuginfod_server import metric, response_counts
 from throttle_proxy import ThrottleProxy
+from valgrind_tools import by_function, callgrind_ir, largest_change
 
 SERVED_TYPES = ('debuginfo', 'executable', 'section')
 
@@ -90,6 +91,21 @@ def cold_fetch(su, server, label):
     data = interleave([case(n) for n in cmds], su.fetch_rounds)
     su.results.raw['cold_fetch_' + label] = data
     if label.endswith('-F'):
+        # What the provider adds to libdebuginfod, without the noise of
+        # the transfer: instructions in user space.
+        fns, ir = {}, {}
+        for name in ('debuginfod-find', 'symprov find'):
+            su.dir('cold')
+            out = os.path.join(su.tmp, 'callgrind.cold.' + name.split()[0])
+            ir[name] = callgrind_ir(cmds[name][0], env, out)
+            fns[name] = by_function(out, None)
+        su.results.raw['cold_fetch_instructions'] = ir
+        su.results.add('1', 'cold fetch, %s: symprov find vs debuginfod-find, '
+                       'instructions in user space (callgrind)' % label,
+                       ir['symprov find'], '', ir['debuginfod-find'],
+                       ir['symprov find'] / ir['debuginfod-find'],
+                       detail='largest change: ' + largest_change(
+                           fns['debuginfod-find'], fns['symprov find']))
         # What the transfer costs in system calls, where the gap to curl is.
         for name, (cmd, _target) in cmds.items():
             su.dir('cold')
@@ -110,11 +126,14 @@ def cold_fetch(su, server, label):
     paired = statistics.median(
         a / b for a, b in zip(column(data['symprov find']),
                               column(data['debuginfod-find'])))
+    cpu = [statistics.median(column(data[n], 'cpu_s'))
+           for n in ('symprov find', 'debuginfod-find')]
     su.results.add('1', 'cold fetch, %s: symprov find (provider) vs '
                    'debuginfod-find' % label, t['symprov find'], 's',
                    t['debuginfod-find'], r, '<= 1.02', verdict(r <= 1.02),
-                   '%.0f MB/s; median of the per-round ratios %.4f' % (
-                       mb / t['symprov find']['median'], paired))
+                   '%.0f MB/s; median of the per-round ratios %.4f; CPU '
+                   'time %.3f s vs %.3f s' % (
+                       mb / t['symprov find']['median'], paired, *cpu))
     su.results.add('1', 'cold fetch, %s: symprov find vs curl -o' % label,
                    t['symprov find'], 's', t['curl -o'],
                    ratio(t['symprov find'], t['curl -o']),

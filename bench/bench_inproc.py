@@ -4,11 +4,11 @@ the check of a file's build ID, and the provider's heap (massif), each
 against what it cannot do without.
 """
 import os
-import re
 import subprocess
 
 from bench_fetch import file_check, run_lookup
 from benchlib import BenchError, summary, verdict
+from valgrind_tools import callgrind_ir, massif_peak, memcheck_in_use
 
 LOOKUPS_PER_ROUND = 1000
 
@@ -23,33 +23,6 @@ def warm_cache(su, server):
         raise BenchError('symprov find: %s' % r.stderr)
     file_check(su.kernel['size'])(r.stdout)
     return env, r.stdout.strip()
-
-
-def callgrind_ir(cmd, env, out, wrapper=()):
-    """Instructions executed by CMD, counted by callgrind into OUT;
-    WRAPPER runs valgrind."""
-    subprocess.run(list(wrapper) + ['valgrind', '--tool=callgrind',
-                                    '--callgrind-out-file=' + out] + cmd,
-                   env=env, check=True, timeout=3600,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    with open(out) as f:
-        for line in f:
-            if line.startswith('summary:') or line.startswith('totals:'):
-                return int(line.split()[1])
-    raise BenchError('no instruction count in ' + out)
-
-
-def callgrind_functions(out):
-    """{'file:function [object]': instructions in it alone} of OUT."""
-    text = subprocess.run(['callgrind_annotate', '--auto=no',
-                           '--threshold=100', out], capture_output=True,
-                          text=True, check=True, timeout=600).stdout
-    fns = {}
-    for line in text.splitlines():
-        m = re.match(r'\s*([\d,]+) \([ \d.]+%\)  (\S.*)$', line)
-        if m and m.group(2) != 'PROGRAM TOTALS':
-            fns[m.group(2)] = int(m.group(1).replace(',', ''))
-    return fns
 
 
 def warm_lookup(su, env, path):
@@ -114,32 +87,6 @@ def verify_cost(su, path, report):
                    '< 0.05', verdict(share < 0.05),
                    'open()+close() alone %.1f us' % (
                        summary(calls['open'])['median'] * 1e6))
-
-
-def massif_peak(cmd, env, out):
-    """Peak heap bytes, requested and allocator overhead, of CMD."""
-    subprocess.run(['valgrind', '--tool=massif', '--massif-out-file=' + out] +
-                   cmd, env=env, check=True, timeout=3600,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    peak, cur = 0, 0
-    with open(out) as f:
-        for line in f:
-            key, _, val = line.strip().partition('=')
-            if key == 'mem_heap_B':
-                cur = int(val)
-            elif key == 'mem_heap_extra_B':
-                peak = max(peak, cur + int(val))
-    return peak
-
-
-def memcheck_in_use(cmd, env):
-    """Heap bytes still allocated when CMD exits, by memcheck."""
-    r = subprocess.run(['valgrind', '--leak-check=no'] + cmd, env=env,
-                       capture_output=True, text=True, timeout=3600)
-    m = re.search(r'in use at exit: ([\d,]+) bytes', r.stderr)
-    if r.returncode or not m:
-        raise BenchError('valgrind %s: %s' % (cmd[0], r.stderr[-2000:]))
-    return int(m.group(1).replace(',', ''))
 
 
 def provider_heap(su, env, path):

@@ -9,9 +9,9 @@ import subprocess
 import sys
 
 from bench_fetch import served
-from bench_inproc import callgrind_functions, callgrind_ir
 from benchlib import (NOT_RUN, REPO, BenchError, clean_env, column, log,
                       interleave, summary, timed, verdict)
+from valgrind_tools import by_function, callgrind_ir, largest_change
 
 E2E = os.path.join(REPO, 'tests', 'e2e')
 REPORT = ['report', '--stdio', '--sort', 'dso,sym']
@@ -118,29 +118,11 @@ def perf_report(su, server, moved, warm_env, cached):
     return t['provider']
 
 
-def by_function(out, binary):
-    """{'function [object]': instructions} of OUT, BINARY named 'perf';
-    without source file names, which debug information may not give."""
-    fns = {}
-    for f, n in callgrind_functions(out).items():
-        name, _, obj = f.rpartition(' [')
-        key = '%s [%s' % (name.rpartition(':')[2] if '(' not in name
-                          else name, obj.replace(binary, 'perf'))
-        fns[key] = fns.get(key, 0) + n
-    return fns
-
-
 def own_instructions(fns):
     """Instructions in perf's own code, and in its symprov functions."""
     own = {f: n for f, n in fns.items() if f.endswith('[perf]')}
     return sum(own.values()), sum(n for f, n in own.items()
                                   if 'symprov' in f)
-
-
-def largest_change(a, b):
-    """The function whose instructions differ most from A to B."""
-    fn = max(set(a) | set(b), key=lambda f: abs(b.get(f, 0) - a.get(f, 0)))
-    return '%s %+d' % (fn.split(':')[-1], b.get(fn, 0) - a.get(fn, 0))
 
 
 def no_provider(su, orig, moved):

@@ -64,15 +64,16 @@ def column(samples, key='s'):
 
 
 def timed(cmd, env, timeout=600, check_output=None, cwd=None, rc=0):
-    """Run CMD; {'s': wall seconds, 'rss_kib': peak RSS}.  GNU time
-    measures the RSS: a child forked from Python would count Python's
-    pages too.  It must exit with RC, and CHECK_OUTPUT(stdout) raises if
-    the run did not do its job.
+    """Run CMD; {'s': wall seconds, 'rss_kib': peak RSS, 'cpu_s': user
+    and system seconds}.  GNU time measures them: a child forked from
+    Python would count Python's pages too.  It must exit with RC, and
+    CHECK_OUTPUT(stdout) raises if the run did not do its job.
     """
-    with tempfile.NamedTemporaryFile(mode='r') as rss:
+    with tempfile.NamedTemporaryFile(mode='r') as usage:
         start = time.perf_counter()
-        res = subprocess.run(['/usr/bin/time', '-o', rss.name, '-f', '%M'] +
-                             cmd, env=env, cwd=cwd, stdout=subprocess.PIPE,
+        res = subprocess.run(['/usr/bin/time', '-o', usage.name, '-f',
+                              '%M %U %S'] + cmd, env=env, cwd=cwd,
+                             stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, timeout=timeout)
         elapsed = time.perf_counter() - start
         if res.returncode != rc:
@@ -81,7 +82,9 @@ def timed(cmd, env, timeout=600, check_output=None, cwd=None, rc=0):
                 res.stderr.decode(errors='replace')[-2000:]))
         if check_output:
             check_output(res.stdout.decode(errors='replace'))
-        return {'s': elapsed, 'rss_kib': int(rss.read().split()[-1])}
+        rss, user, system = usage.read().split()[-3:]
+        return {'s': elapsed, 'rss_kib': int(rss),
+                'cpu_s': float(user) + float(system)}
 
 
 def drop_dirty():
