@@ -12,7 +12,8 @@ import subprocess
 import time
 
 from benchlib import (NOT_AVAILABLE, BenchError, column, drop_dirty,
-                      interleave, log, summary, timed, verdict)
+                      interleave, log, paired_ratio, summary, timed,
+                      verdict, verdict_at_most)
 from debuginfod_server import metric, response_counts
 from throttle_proxy import ThrottleProxy
 from valgrind_tools import by_function, callgrind_ir, largest_change
@@ -122,18 +123,19 @@ def cold_fetch(su, server, label):
         su.dir('cold')
     t = {n: summary(column(data[n])) for n in cmds}
     mb = k['size'] / 1e6
-    r = ratio(t['symprov find'], t['debuginfod-find'])
-    paired = statistics.median(
-        a / b for a, b in zip(column(data['symprov find']),
-                              column(data['debuginfod-find'])))
+    paired = paired_ratio(column(data['symprov find']),
+                          column(data['debuginfod-find']))
     cpu = [statistics.median(column(data[n], 'cpu_s'))
            for n in ('symprov find', 'debuginfod-find')]
     su.results.add('1', 'cold fetch, %s: symprov find (provider) vs '
                    'debuginfod-find' % label, t['symprov find'], 's',
-                   t['debuginfod-find'], r, '<= 1.02', verdict(r <= 1.02),
-                   '%.0f MB/s; median of the per-round ratios %.4f; CPU '
-                   'time %.3f s vs %.3f s' % (
-                       mb / t['symprov find']['median'], paired, *cpu))
+                   t['debuginfod-find'],
+                   ratio(t['symprov find'], t['debuginfod-find']), '<= 1.02',
+                   verdict_at_most(paired, 1.02),
+                   '%.0f MB/s; per-round ratio %.3f, 95 %% CI %.3f-%.3f; '
+                   'CPU time %.3f s vs %.3f s' % (
+                       (mb / t['symprov find']['median'],) + paired +
+                       tuple(cpu)))
     su.results.add('1', 'cold fetch, %s: symprov find vs curl -o' % label,
                    t['symprov find'], 's', t['curl -o'],
                    ratio(t['symprov find'], t['curl -o']),

@@ -10,7 +10,8 @@ import sys
 
 from bench_fetch import served
 from benchlib import (NOT_RUN, REPO, BenchError, clean_env, column, log,
-                      interleave, summary, timed, verdict)
+                      interleave, paired_ratio, summary, timed, verdict,
+                      verdict_at_most)
 from valgrind_tools import by_function, callgrind_ir, largest_change
 
 E2E = os.path.join(REPO, 'tests', 'e2e')
@@ -98,11 +99,15 @@ def perf_report(su, server, moved, warm_env, cached):
     su.results.raw['perf_report'] = data
     t = {n: summary(column(data[n])) for n in data}
     rss = {n: summary(column(data[n], 'rss_kib')) for n in data}
-    r = t['provider']['median'] / t['--vmlinux']['median']
+    paired = paired_ratio(column(data['provider']),
+                          column(data['--vmlinux']))
     su.results.add('5', 'perf report --sort dso,sym, provider on a warm '
                    'cache vs --vmlinux= the same file', t['provider'], 's',
-                   t['--vmlinux'], r, '<= 1.02', verdict(r <= 1.02),
-                   '%d kernel lines' % len(kernel))
+                   t['--vmlinux'],
+                   t['provider']['median'] / t['--vmlinux']['median'],
+                   '<= 1.02', verdict_at_most(paired, 1.02),
+                   '%d kernel lines; per-round ratio %.3f, 95 %% CI '
+                   '%.3f-%.3f' % ((len(kernel),) + paired))
     ir = {}
     for name, cmd, e in (('--vmlinux', REPORT + base_args, plain),
                          ('provider', REPORT + ['-i', moved], prov)):
