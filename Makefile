@@ -3,7 +3,8 @@
 # make             build/lib/libdebuginfodprov.so, build/bin/symprov
 # make check       build and run every test (SAN=1: under ASan+UBSan)
 # make perf        a perf 6.12 with perf-glue.patch, build/perf/perf
-# make perf-glue.patch   regenerate the patch from its sources
+# make perf-glue.patch   bring perf-glue/ and perf-glue.patch up to date with
+#                  lib/ and include/ (the perf side: docs/PERF.md)
 # make demo        the end-to-end before/after on this machine
 # make bench       benchmarks
 # make fuzz        the fuzz targets, longer than in check
@@ -79,23 +80,31 @@ $(B)/lib/libexampleprov.so: $(call obj,provider/example/example_provider.c)
 
 include tests/tests.mk
 
-# perf 6.12 with the glue: the patch is generated from the loader perf
-# shares with us and the perf-side sources under perf/.
-PERF_GLUE_SRCS := scripts/gen-perf-glue.sh perf/perf-hunks.patch \
-	perf/util/symprov.c perf/util/symprov.h perf/util/symprov/Build \
+# perf 6.12 with the glue.  The perf side is the patch series perf-glue/,
+# which carries the ABI and the loader of include/ and lib/ verbatim;
+# perf-glue.patch is the series in one (scripts/perf-series.sh).
+PERF_SERIES_SRCS := scripts/perf-series.sh $(wildcard perf-glue/*.patch) \
 	include/symprov.h lib/symprov_loader.c lib/symprov_loader.h \
 	lib/symprov_list.c lib/symprov_list.h lib/symprov_memo.c \
 	lib/symprov_memo.h
 
-perf-glue.patch: $(PERF_GLUE_SRCS)
-	bash scripts/gen-perf-glue.sh -o $@
+perf-glue.patch: $(PERF_SERIES_SRCS)
+	bash scripts/perf-series.sh refresh
 
 # Builds the committed patch; check-perf-glue says when it is stale.
 perf:
 	bash scripts/build-perf.sh
 
+# The series applies patch by patch, carries the current include/ and lib/
+# files, and gives the tree perf-glue.patch gives.
 check-perf-glue:
-	@bash scripts/gen-perf-glue.sh --check && echo "perf-glue.patch is up to date"
+	@bash scripts/perf-series.sh check
+
+# perf builds with the series up to the hook in util/symbol.c, and the
+# whole series (that is, perf-glue.patch) passes its perf test.
+check-perf-series: perf
+	bash scripts/perf-series.sh build
+	bash scripts/perf-series.sh test build/perf/perf
 
 # perf without the patch's optional parts still builds: without libdw and
 # libdebuginfod (symprov on), and without libelf (symprov off).
@@ -132,7 +141,8 @@ bench: all
 	$(PYTHON) bench/bench_find.py $(B)
 	$(PYTHON) bench/bench_perf_report.py $(B)
 
-.PHONY: bench perf check-perf-glue check-perf-variants check-e2e demo install
+.PHONY: bench perf check-perf-glue check-perf-series check-perf-variants \
+	check-e2e demo install
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 

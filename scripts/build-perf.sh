@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Build the perf of linux-source-6.12 with perf-glue.patch applied.
 #
-#   scripts/build-perf.sh [-o OUTDIR] [-f] [MAKEVAR=value...]
+#   scripts/build-perf.sh [-o OUTDIR] [-f] [-a PATCH]... [MAKEVAR=value...]
 #
+# -a applies PATCH (repeat it: in order) instead of perf-glue.patch, e.g.
+# the first patches of perf-glue/ (scripts/perf-series.sh build).
 # OUTDIR (default build/perf) gets the perf binary, OUTDIR-src the patched
 # source and OUTDIR-obj the objects, kept for incremental builds.  The build
 # is skipped when OUTDIR/perf comes from the same linux-source-6.12 version,
@@ -15,7 +17,7 @@ export LC_ALL=C
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-patchfile=$top/perf-glue.patch
+patchfiles=()
 outdir=$top/build/perf
 force=
 
@@ -32,13 +34,15 @@ die() {
 	exit 1
 }
 
-while getopts "o:f" opt; do
+while getopts "o:fa:" opt; do
 	case $opt in
 	o) outdir=$(mkdir -p "$OPTARG" && cd "$OPTARG" && pwd) ;;
 	f) force=1 ;;
-	*) die "usage: build-perf.sh [-o OUTDIR] [-f] [MAKEVAR=value...]" ;;
+	a) patchfiles+=("$(cd "$(dirname "$OPTARG")" && pwd)/${OPTARG##*/}") ;;
+	*) die "usage: build-perf.sh [-o OUTDIR] [-f] [-a PATCH]... [MAKEVAR=value...]" ;;
 	esac
 done
+[ ${#patchfiles[@]} -gt 0 ] || patchfiles=("$top/perf-glue.patch")
 shift $((OPTIND - 1))
 for arg in "$@"; do
 	case $arg in
@@ -87,17 +91,19 @@ source_version() {
 	echo "$v"
 }
 
-# The files a patch creates or changes, relative to the source top.
+# The files the patches create or change, relative to the source top.
 patched_files() {
-	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$1"
+	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$@"
 }
 
 install_packages
 [ -r "$tarball" ] || die "$tarball not found"
-[ -r "$patchfile" ] || die "$patchfile not found: run 'make perf-glue.patch'"
+for p in "${patchfiles[@]}"; do
+	[ -r "$p" ] || die "$p not found: run 'make perf-glue.patch'"
+done
 
 stamp=$(printf 'source %s\npatch %s\nmake %s\n' "$(source_version)" \
-	"$(sha256sum <"$patchfile" | cut -d' ' -f1)" "${makevars[*]}")
+	"$(cat "${patchfiles[@]}" | sha256sum | cut -d' ' -f1)" "${makevars[*]}")
 if [ -z "$force" ] && [ -x "$outdir/perf" ] && [ -f "$outdir/.stamp" ] &&
 	[ "$(cat "$outdir/.stamp")" = "$stamp" ]; then
 	echo "build-perf: ${outdir#"$top"/}/perf is up to date" >&2
@@ -120,11 +126,13 @@ srcname=${srcname%.tar.*}
 tar -xJf "$tarball" -C "$srcdir" --strip-components=1 \
 	"$srcname/Makefile" "$srcname/arch" "$srcname/include" \
 	"$srcname/kernel" "$srcname/lib" "$srcname/scripts" "$srcname/tools"
-patch -p1 -s -F0 -N --no-backup-if-mismatch -r - -d "$srcdir" <"$patchfile" ||
-	die "perf-glue.patch does not apply to $(basename "$tarball")"
+for p in "${patchfiles[@]}"; do
+	patch -p1 -s -F0 -N --no-backup-if-mismatch -r - -d "$srcdir" <"$p" ||
+		die "${p##*/} does not apply to $(basename "$tarball")"
+done
 
 # Whatever a patch ever changed in this object directory is rebuilt.
-patched_files "$patchfile" >>"$objdir/.patched"
+patched_files "${patchfiles[@]}" >>"$objdir/.patched"
 sort -u -o "$objdir/.patched" "$objdir/.patched"
 while read -r f; do
 	[ ! -e "$srcdir/$f" ] || touch "$srcdir/$f"
@@ -134,5 +142,10 @@ rm -f "$outdir/perf" "$outdir/.stamp"
 make -C "$srcdir/tools/perf" O="$objdir" -j"$(nproc)" "${makevars[@]}"
 echo "$stamp" >"$objdir/.stamp"
 cp "$objdir/perf" "$outdir/perf"
+# the provider of perf test 'Symbol providers', found beside perf
+if [ -d "$objdir/symprov" ]; then
+	rm -rf "$outdir/symprov"
+	cp -r "$objdir/symprov" "$outdir/symprov"
+fi
 echo "$stamp" >"$outdir/.stamp"
 echo "build-perf: built ${outdir#"$top"/}/perf" >&2
