@@ -40,11 +40,11 @@
 #   perf-series.sh test PERF     run PERF's 'Symbol providers' test
 #
 # Changing the perf side:
-#   scripts/perf-series.sh checkout ../perf-tree
-#   cd ../perf-tree
+#   scripts/perf-series.sh checkout build/perf-tree
+#   cd build/perf-tree
 #   ... edit, then `git commit --fixup=COMMIT` and
 #   `git rebase -i --autosquash base`, or `git commit` a new patch ...
-#   cd -; scripts/perf-series.sh export ../perf-tree
+#   cd -; scripts/perf-series.sh export build/perf-tree
 #   make check-perf-glue check-perf-series
 # docs/PERF.md ("Changing the perf side") says more.
 #
@@ -133,7 +133,7 @@ source_version() {
 # Extract the top directories $2... of the tarball into $1, and commit
 # tools/ there as "base".
 make_base() {
-	local dir=$1 srcname author
+	local dir=$1 srcname author email
 	shift
 
 	[ -r "$tarball" ] ||
@@ -147,8 +147,9 @@ make_base() {
 	tree=$dir
 	author=$(series_author)
 	g init -q -b series
+	email=${author##*<}
 	g config user.name "${author% <*}"
-	g config user.email "$(sed 's/.*<\(.*\)>.*/\1/' <<<"$author")"
+	g config user.email "${email%>*}"
 	# the build-id cache and objects of an in-tree build
 	printf '%s\n' "/*" "!/tools/" "*.o" "*.cmd" >"$dir/.git/info/exclude"
 	g add tools
@@ -241,14 +242,14 @@ combined_patch() {
 
 # format-patch base..HEAD of $tree into $1.
 format_series() {
-	local out=$1 last_date
+	local out=$1 last_date files
 
 	g format-patch -q --zero-commit --no-signature --no-renames \
 		--cover-letter --cover-from-description=subject -o "$out" \
 		base..HEAD >/dev/null
 	# the cover letter is dated like the last patch, not now
-	last_date=$(sed -n 's/^Date: //p' "$(ls "$out"/*.patch | tail -n1)" |
-		head -n1)
+	files=("$out"/*.patch)
+	last_date=$(sed -n 's/^Date: //p' "${files[-1]}" | head -n1)
 	sed -i "0,/^Date: /s/^Date: .*/Date: $last_date/" \
 		"$out"/0000-cover-letter.patch
 	if grep -q '\*\*\* SUBJECT HERE \*\*\*' "$out"/0000-cover-letter.patch; then
@@ -257,12 +258,13 @@ format_series() {
 }
 
 do_export() {
-	local dir=$1 f
+	local dir=$1 f files
 
 	tree=$(cd "$dir" && pwd)
 	g rev-parse -q --verify base >/dev/null || die "$dir has no base tag"
-	g diff --quiet HEAD && g diff --cached --quiet ||
+	if ! g diff --quiet HEAD || ! g diff --cached --quiet; then
 		die "$dir has uncommitted changes"
+	fi
 	check_injected
 	format_series "$tmp/out"
 	mkdir -p "$series"
@@ -277,8 +279,9 @@ do_export() {
 	cmp -s "$tmp/combined" "$combined" || cp "$tmp/combined" "$combined"
 	# newer than the series, for make
 	touch "$combined"
-	echo "perf-series.sh: wrote ${series#"$top"/}/ ($(ls "$tmp/out" |
-		wc -l) files) and ${combined#"$top"/}" >&2
+	files=("$tmp/out"/*.patch)
+	echo "perf-series.sh: wrote ${series#"$top"/}/ (${#files[@]} files)" \
+		"and ${combined#"$top"/}" >&2
 }
 
 # The injected files of HEAD are the project's.
@@ -411,7 +414,7 @@ do_port() {
 			rc=0
 			git merge-file -L series -L before -L after "$tree/$f" \
 				"$tmp/old/$f" "$tmp/new/$f" || rc=$?
-			[ $rc -ge 0 ] && [ $rc -lt 128 ] || die "merge of $f failed"
+			[ $rc -lt 128 ] || die "merge of $f failed"
 			if [ $rc -gt 0 ]; then
 				echo "perf-series.sh: $f: $rc conflicts" >&2
 				conflicts=$((conflicts + rc))
