@@ -103,7 +103,7 @@ lint:
 	@echo "lint: cppcheck and clang-tidy clean"
 
 # Everything: the plain build and its tests, the static checkers,
-# valgrind, a short fuzz run, the patch series, then the tests again
+# valgrind, a short fuzz run, the patch's freshness, then the tests again
 # under ASan+UBSan, the threaded ones under TSan, and perf end to end.
 check: test check-privilege lint check-valgrind check-fuzz check-perf-glue
 	$(MAKE) SAN=1 test
