@@ -70,6 +70,7 @@ check-unit: $(TEST_DEPS)
 
 check-integration: $(TEST_DEPS)
 	@$(PYTHON) tests/integration/test_debuginfod.py --build $(B)
+	@$(PYTHON) tests/integration/test_symbols.py --build $(B)
 
 # Server faults, local faults, races (root: tmpfs mounts, setpriv).
 check-faults: $(TEST_DEPS)
@@ -117,17 +118,21 @@ check: test check-privilege lint check-valgrind check-fuzz check-perf-glue
 # libFuzzer targets (clang): a short bounded run in check, longer by
 # `make fuzz` (FUZZ_SECONDS each).
 FUZZ_CC ?= clang
-FUZZ_TARGETS := fuzz_list fuzz_buildid
+FUZZ_TARGETS := fuzz_list fuzz_buildid fuzz_symbols
 FUZZ_BINS := $(patsubst %,build/fuzz/%,$(FUZZ_TARGETS))
 FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 15
 
 build/fuzz/fuzz_list: tests/fuzz/fuzz_list.c lib/symprov_list.c
 build/fuzz/fuzz_buildid: tests/fuzz/fuzz_buildid.c lib/symprov_buildid.c
+build/fuzz/fuzz_symbols: tests/fuzz/fuzz_symbols.c \
+	provider/debuginfod/dip_symfile.c provider/debuginfod/dip_layout.c \
+	lib/symprov_verify.c
+build/fuzz/fuzz_symbols: FUZZ_LIBS := -ldw -lelf
 $(FUZZ_BINS):
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -g -O1 -Iinclude -Ilib -fsanitize=fuzzer,address,undefined \
-		-o $@ $^
+	$(FUZZ_CC) -g -O1 -Iinclude -Ilib -Iprovider/debuginfod \
+		-fsanitize=fuzzer,address,undefined -o $@ $^ $(FUZZ_LIBS)
 
 check-fuzz: $(FUZZ_BINS)
 	@$(PYTHON) tests/run_fuzz.py $(FUZZ_CHECK_SECONDS) $(FUZZ_BINS)
