@@ -134,10 +134,16 @@ $(FUZZ_BINS):
 	$(FUZZ_CC) -g -O1 -Iinclude -Ilib -Iprovider/debuginfod \
 		-fsanitize=fuzzer,address,undefined -o $@ $^ $(FUZZ_LIBS)
 
-check-fuzz: $(FUZZ_BINS)
+# fuzz_symbols starts from the sections of a file that builds.
+FUZZ_SEEDS := build/fuzz/fuzz_symbols.corpus/kernel-seed
+$(FUZZ_SEEDS): tests/fuzz/make_symbols_seed.py tests/lib/elf_fixtures.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) tests/fuzz/make_symbols_seed.py $@
+
+check-fuzz: $(FUZZ_BINS) $(FUZZ_SEEDS)
 	@$(PYTHON) tests/run_fuzz.py $(FUZZ_CHECK_SECONDS) $(FUZZ_BINS)
 
-fuzz: $(FUZZ_BINS)
+fuzz: $(FUZZ_BINS) $(FUZZ_SEEDS)
 	@$(PYTHON) tests/run_fuzz.py $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 .PHONY: check-fuzz fuzz

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 
 from debuginfod_server import metric  # noqa: E402
 from elf_fixtures import (make_kernel_elf, read_build_id,  # noqa: E402
-                          read_sections)
+                          read_sections, section_bytes)
 from fault_server import FaultServer  # noqa: E402
 from server_testcase import (ServerTestCase, run_suite,  # noqa: E402
                              summarize)
@@ -44,24 +44,6 @@ ABI_10_COMMIT = '786dc5b'
 
 def symprov():
     return os.path.join(BUILD, 'bin', 'symprov')
-
-
-def section_bytes(path, name):
-    """The bytes of section NAME of the 64-bit little-endian ELF PATH."""
-    with open(path, 'rb') as f:
-        elf = f.read()
-    shoff, = struct.unpack_from('<Q', elf, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from('<HHH', elf, 0x3a)
-
-    def shdr(i):
-        return struct.unpack_from('<IIQQQQIIQQ', elf, shoff + i * shentsize)
-    strs = shdr(shstrndx)
-    for i in range(shnum):
-        h = shdr(i)
-        end = elf.index(b'\0', strs[4] + h[0])
-        if elf[strs[4] + h[0]:end].decode() == name:
-            return elf[h[4]:h[4] + h[5]]
-    raise KeyError(name)
 
 
 def symbols(path):

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Small ELF files with a chosen build ID, made with gcc and ld."""
 import os
+import struct
 import subprocess
 
 SOURCE = 'int symprov_fixture(void) { return %d; }\n'
@@ -110,3 +111,21 @@ def read_sections(path):
         secs[parts[1]] = (idx, parts[2], flags, int(parts[3], 16),
                           int(parts[5], 16))
     return secs
+
+
+def section_bytes(path, name):
+    """The bytes of section NAME of the 64-bit little-endian ELF PATH."""
+    with open(path, 'rb') as f:
+        elf = f.read()
+    shoff, = struct.unpack_from('<Q', elf, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from('<HHH', elf, 0x3a)
+
+    def shdr(i):
+        return struct.unpack_from('<IIQQQQIIQQ', elf, shoff + i * shentsize)
+    strs = shdr(shstrndx)
+    for i in range(shnum):
+        h = shdr(i)
+        end = elf.index(b'\0', strs[4] + h[0])
+        if elf[strs[4] + h[0]:end].decode() == name:
+            return elf[h[4]:h[4] + h[5]]
+    raise KeyError(name)
