@@ -116,6 +116,7 @@ demo: all
 # perf report on a profile of a kernel that is not installed (root).
 check-e2e: all perf
 	@$(PYTHON) tests/e2e/run_e2e.py
+	@$(PYTHON) tests/e2e/run_symbols_e2e.py
 
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib

@@ -160,15 +160,22 @@ enum symprov_content {
 	 */
 	SYMPROV_CONTENT_FULL = 0,
 	/*
-	 * Enough to read the symbols, for a host that needs names,
-	 * addresses and sizes only (perf report, perf script): an ELF file
-	 * of the full file's class, byte order, machine and type, with its
-	 * build-ID note, its symbol table and string table, and a section
-	 * header for every section a symbol refers to, with the full file's
-	 * name, type, flags, address and size.  The data of other sections
-	 * may be missing (SHT_NOBITS).  A provider that cannot make one
-	 * returns the whole file instead, and says so in
-	 * symprov_result.content.
+	 * What a host that looks symbols up by address needs (perf report,
+	 * perf script): an ELF file of the full file's class and byte order
+	 * with its build-ID note and its symbol table (.symtab and its
+	 * string table) as they are in the full file, and, at the full
+	 * file's index, a section header for every section a symbol is in,
+	 * with the full file's name, address and SHF_ALLOC flag and a size
+	 * that covers every symbol in it and is not larger than the full
+	 * file's.  Anything else may differ or be missing: the data of the
+	 * other sections (SHT_NOBITS), section flags but SHF_ALLOC, file
+	 * offsets and alignment, the ELF header's e_type (ET_EXEC) and
+	 * e_machine (EM_NONE where every machine reads the symbols alike),
+	 * program headers.  So a host finds the same symbol for every
+	 * address inside one as in the full file; an address no symbol
+	 * covers may be shown differently (perf prints it relative to its
+	 * section's file offset).  A provider that cannot make one returns
+	 * the whole file instead, and says so in symprov_result.content.
 	 */
 	SYMPROV_CONTENT_SYMBOLS = 1,
 };

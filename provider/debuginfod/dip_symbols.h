@@ -6,8 +6,13 @@
 #include "dip_pool.h"
 #include "symprov.h"
 
-/* The symbols-only file in the client cache: ROOT/BUILDID/<this>. */
-#define DIP_SYMBOLS_FILE "symprov-symbols"
+/*
+ * The symbols-only file in the client cache: ROOT/BUILDID/<this>.
+ * libdebuginfod 0.188 ages only "debuginfo", "executable" and "source*"
+ * there (debuginfod_clean_cache()); its source files are named "source##"
+ * and their path, so this one is aged like them and never taken for one.
+ */
+#define DIP_SYMBOLS_FILE "source-symprov-symbols"
 
 /* dip_symbols_fetch(): ask for the whole file instead. */
 #define DIP_SYMBOLS_WHOLE (-1)
@@ -28,7 +33,10 @@ int dip_symbols_fetch(struct dip_client_pool *pool,
 		      const struct symprov_request *host_req, char **path,
 		      int *err);
 
-/* A whole file was found for @req: the symbols-only file goes. */
+/*
+ * A whole file was found for @req: the symbols-only file goes, and so do
+ * the misses of sections libdebuginfod cached.
+ */
 void dip_symbols_superseded(const struct symprov_request *req);
 
 #endif /* DIP_SYMBOLS_H */

@@ -36,7 +36,7 @@ TIMEOUT = 120
 BID_K = '5e1f0000000000000000000000000000000000c1'
 BID_K2 = '5e1f0000000000000000000000000000000000c2'
 BID_NONE = '5e1f00000000000000000000000000000000c0de'
-SYMBOLS_FILE = 'symprov-symbols'
+SYMBOLS_FILE = 'source-symprov-symbols'
 TABLES = ('.shstrtab', '.notes', '.symtab', '.strtab')
 # The commit whose include/symprov.h is ABI 1.0.
 ABI_10_COMMIT = '786dc5b'
@@ -105,6 +105,7 @@ class SymbolsTest(ServerTestCase):
     def test_cold_then_cached(self):
         n0, bytes0 = self.section_traffic()
         before = self.server.responses()
+        files = self.server.responses(type='debuginfo')
         res = self.find('--symbols-only', BID_K)
         path = self.assert_found(res, BID_K, 'symbols')
         self.assertEqual(os.path.basename(path), SYMBOLS_FILE)
@@ -115,7 +116,7 @@ class SymbolsTest(ServerTestCase):
         self.assertEqual(self.server.responses() - before, 4)
         self.assertEqual(bytes1 - bytes0, self.table_bytes())
         self.assertLess(bytes1 - bytes0, 1.2 * self.table_bytes())
-        self.assertEqual(self.server.responses(type='debuginfo'), 0)
+        self.assertEqual(self.server.responses(type='debuginfo'), files)
         # only the symbols-only file is left of them
         self.assertEqual(sorted(self.cache_entries(BID_K)), [SYMBOLS_FILE])
         # asked again: from the cache, nothing on the wire
@@ -150,6 +151,16 @@ class SymbolsTest(ServerTestCase):
         self.assertEqual(mine['.notes'], full['.notes'])
         self.assertEqual(section_bytes(path, '.notes'),
                          section_bytes(self.kernel, '.notes'))
+
+    def test_aged_by_libdebuginfod(self):
+        path = self.assert_found(self.find('--symbols-only', BID_K), BID_K,
+                                 'symbols')
+        # clean at the next query, everything not used for 0 s
+        for name in ('cache_clean_interval_s', 'max_unused_age_s'):
+            with open(os.path.join(self.cache, name), 'w') as f:
+                f.write('0\n')
+        self.assert_found(self.find(BID_K2), BID_K2, 'whole')
+        self.assertFalse(os.path.exists(path))
 
     def test_full_fetch_supersedes(self):
         path = self.assert_found(self.find('--symbols-only', BID_K), BID_K,
