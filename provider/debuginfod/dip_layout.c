@@ -13,16 +13,17 @@
  *  - byte order: the build-ID note decodes in one order only;
  *  - class: the symbol table parses as 64-bit or 32-bit entries, not both;
  *  - index and address of every section that has a section symbol
- *    (STT_SECTION: st_shndx, st_value), which GNU ld writes for every
- *    section of a kernel linked with --emit-relocs (x86: any relocatable
- *    kernel);
+ *    (STT_SECTION: st_shndx, st_value), which GNU ld writes, in section
+ *    order, for every section of a kernel linked with --emit-relocs (x86:
+ *    any relocatable kernel; LLVM lld writes them in another order and
+ *    not for every section: refused);
  *  - the note section's size.
  *
  * By convention, checked:
  *  - names: GNU ld (and objcopy) write .shstrtab as ".symtab", ".strtab",
  *    ".shstrtab", then the section names in section order, leaving out a
- *    name that is the tail of another (".text" of ".init.text"); LLVM
- *    lld in section order, the three last.  A left-out name is told by a
+ *    name that is the tail of another (".text" of ".init.text").  A
+ *    left-out name is told by a
  *    relocation section right after its section (".rela<name>"), or by
  *    the kernel's start symbol of the section at its address (_stext,
  *    _sdata, __start_rodata, __bss_start, _sinittext).  Every start
@@ -191,31 +192,18 @@ static bool dip_has_name(const struct dip_work *w, const char *name)
 	       NULL;
 }
 
-/* The three tables' names first (GNU ld, objcopy) or last (lld). */
-enum dip_order { DIP_ORDER_NONE, DIP_ORDER_GNU, DIP_ORDER_LLD };
-
-static bool dip_tables_at(const struct dip_str *s)
+/* GNU ld and objcopy write the three tables' names first. */
+static bool dip_gnu_order(const struct dip_work *w)
 {
 	bool symtab = false, strtab = false, shstrtab = false;
-	int i;
+	size_t i;
 
-	for (i = 0; i < 3; i++) {
-		symtab |= dip_str_is(&s[i], ".symtab");
-		strtab |= dip_str_is(&s[i], ".strtab");
-		shstrtab |= dip_str_is(&s[i], ".shstrtab");
+	for (i = 0; i < 3 && i < w->nr_strs; i++) {
+		symtab |= dip_str_is(&w->strs[i], ".symtab");
+		strtab |= dip_str_is(&w->strs[i], ".strtab");
+		shstrtab |= dip_str_is(&w->strs[i], ".shstrtab");
 	}
 	return symtab && strtab && shstrtab;
-}
-
-static enum dip_order dip_order_of(const struct dip_work *w)
-{
-	if (w->nr_strs < 3)
-		return DIP_ORDER_NONE;
-	if (dip_tables_at(w->strs))
-		return DIP_ORDER_GNU;
-	if (dip_tables_at(w->strs + w->nr_strs - 3))
-		return DIP_ORDER_LLD;
-	return DIP_ORDER_NONE;
 }
 
 /* perf reads the build ID from the first of these it finds. */
@@ -258,8 +246,8 @@ const char *dip_layout_note_name(const unsigned char *shstrtab, size_t len,
 		*why = ".shstrtab is not a string table";
 		goto out;
 	}
-	if (dip_order_of(&w) == DIP_ORDER_NONE) {
-		*why = "its section names are in an unknown order";
+	if (!dip_gnu_order(&w)) {
+		*why = "its section names are not in GNU ld's order";
 		goto out;
 	}
 	for (i = 0; i < sizeof(dip_unsupported) / sizeof(char *); i++) {
@@ -328,9 +316,9 @@ static int dip_byte_order(struct dip_work *w, const unsigned char *id,
 
 /*
  * The symbol table read as @is64 entries: whole entries, the null one
- * first, names inside .strtab, section symbols in ascending section
- * order.  Returns the number of section indices it describes (the last
- * section symbol's + 1), or 0 when it does not parse.
+ * first, names inside .strtab, section symbols of sections that can be
+ * rebuilt.  Returns the number of section indices it describes (the
+ * highest section symbol's + 1), or 0 when it does not parse.
  */
 static size_t dip_syms_parse(const struct dip_tables *t, bool is64, bool msb,
 			     struct dip_syms *s)
@@ -356,9 +344,10 @@ static size_t dip_syms_parse(const struct dip_tables *t, bool is64, bool msb,
 			return 0;
 		if (ELF64_ST_TYPE(y.info) != STT_SECTION)
 			continue;
-		if (y.shndx <= last || y.shndx >= DIP_LAYOUT_SECTIONS_MAX)
+		if (!y.shndx || y.shndx >= DIP_LAYOUT_SECTIONS_MAX)
 			return 0;
-		last = y.shndx;
+		if (y.shndx > last)
+			last = y.shndx;
 	}
 	return last + 1;
 }
@@ -445,12 +434,18 @@ static bool dip_arm_mapping_symbol(const char *name)
 static int dip_scan_symbols(struct dip_work *w)
 {
 	const char *strtab = (const char *)w->t->strtab;
+	size_t i, last = 0;
 	struct dip_sym y;
-	size_t i;
 
 	for (i = 1; i < w->syms.nr; i++) {
 		dip_sym_at(&w->syms, i, &y);
 		if (ELF64_ST_TYPE(y.info) == STT_SECTION) {
+			if (y.shndx <= last) {
+				w->why =
+					"its section symbols are not in GNU ld's order";
+				return -EINVAL;
+			}
+			last = y.shndx;
 			w->has_sym[y.shndx] = true;
 			w->addr[y.shndx] = y.value;
 			w->lo[y.shndx] = y.value;
@@ -540,20 +535,13 @@ static const char *dip_left_out(struct dip_work *w, size_t i,
 
 static int dip_names(struct dip_work *w)
 {
-	enum dip_order order = dip_order_of(w);
-	const struct dip_str *v, *end;
+	const struct dip_str *v = w->strs + 3, *end = w->strs + w->nr_strs;
 	size_t i;
 
-	if (order == DIP_ORDER_NONE) {
-		w->why = "its section names are in an unknown order";
-		return -EINVAL;
-	}
-	v = w->strs + (order == DIP_ORDER_GNU ? 3 : 0);
-	end = w->strs + w->nr_strs - (order == DIP_ORDER_GNU ? 0 : 3);
 	for (i = 1; i < w->nr_slots; i++) {
 		const char *left = NULL;
 
-		if (order == DIP_ORDER_GNU && w->has_sym[i])
+		if (w->has_sym[i])
 			left = dip_left_out(w, i, v < end ? v : NULL);
 		if (left) {
 			if (!dip_tail_offset(w, left, &w->name_off[i]))
