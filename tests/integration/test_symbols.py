@@ -190,6 +190,31 @@ class SymbolsTest(ServerTestCase):
         # .shstrtab, then the whole file: debuginfo, executable
         self.assertEqual(self.server.responses(code=404), before + 3)
 
+    def concurrent(self, threads, env):
+        res = subprocess.run([os.path.join(BUILD, 'tests', 'concurrent_find'),
+                              os.path.join(BUILD, 'lib',
+                                           'libdebuginfodprov.so'),
+                              str(threads), BID_K, 'symbols'],
+                             env=env, capture_output=True, text=True,
+                             timeout=TIMEOUT)
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        return res.stdout.split()[1]
+
+    def test_threads_share_one_fetch(self):
+        n0, bytes0 = self.section_traffic()
+        path = self.concurrent(8, self.env())
+        self.assertEqual(os.path.basename(path), SYMBOLS_FILE)
+        self.assertEqual(self.section_traffic()[0], n0 + 4)
+
+    def test_threads_fall_back_once(self):
+        with FaultServer('status', status=404, body=self.body(),
+                         by_type={'debuginfo': 'file'},
+                         size_header=True) as fault:
+            path = self.concurrent(8, self.env(urls=fault.url))
+            asked = list(fault.hits)
+        self.assertEqual(os.path.basename(path), 'debuginfo')
+        self.assertEqual(len(asked), 2, asked)
+
     def test_opt_outs_make_no_request(self):
         before = self.server.responses()
         for opt in ('--no-debuginfod', '--no-cache'):
