@@ -48,14 +48,13 @@ import shutil
 import signal
 import sys
 import tempfile
-import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 import make_profile  # noqa: E402
 import make_standin  # noqa: E402
+import run_e2e  # noqa: E402
 from compare_reports import parse_report  # noqa: E402
 from debuginfod_server import DebuginfodServer, metric  # noqa: E402
 from e2elib import (E2EError, REPO, clean_env, find_perf, log,  # noqa: E402
@@ -70,10 +69,7 @@ NOTES = ('.note.gnu.build-id', '.notes', '.note')
 SPLIT_NAMES = ('.text', '.entry.text', '.init.text')
 
 
-def loud(msg):
-    bar = '!' * 72
-    print('\n%s\n!! %s\n%s\n' % (bar, msg.replace('\n', '\n!! '), bar),
-          flush=True)
+loud = run_e2e.loud
 
 
 class Runner:
@@ -89,20 +85,8 @@ class Runner:
     def p(self, *names):
         return os.path.join(self.work, *names)
 
-    def check(self, name, fn):
-        log('--- ' + name)
-        t = time.monotonic()
-        try:
-            fn()
-        except (E2EError, AssertionError, OSError, ValueError) as e:
-            self.failed.append(name)
-            print('FAIL %s: %s' % (name, e), flush=True)
-            if os.environ.get('E2E_DEBUG'):
-                traceback.print_exc()
-            return False
-        self.passed.append(name)
-        print('PASS %s (%.1fs)' % (name, time.monotonic() - t), flush=True)
-        return True
+    # one check: PASS or FAIL and its reason, as run_e2e.py's
+    check = run_e2e.Runner.check
 
     def preflight(self):
         why = []

@@ -11,7 +11,6 @@ section support, and hostile sections.  After a fault, nothing but a whole
 file the server sent and libdebuginfod's miss markers may be left in the
 client cache.
 """
-import argparse
 import os
 import shutil
 import struct
@@ -27,8 +26,8 @@ from debuginfod_server import metric  # noqa: E402
 from elf_fixtures import (make_kernel_elf, read_build_id,  # noqa: E402
                           read_sections, section_bytes)
 from fault_server import FaultServer  # noqa: E402
-from server_testcase import (ServerTestCase, run_suite,  # noqa: E402
-                             summarize)
+import server_testcase  # noqa: E402
+from server_testcase import ServerTestCase  # noqa: E402
 
 BUILD = 'build'
 TIMEOUT = 120
@@ -357,18 +356,5 @@ class SymbolsTest(ServerTestCase):
         self.assert_found(res, BID_K, 'whole')
 
 
-def main():
-    global BUILD
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--build', default='build')
-    ap.add_argument('tests', nargs='*')
-    args = ap.parse_args()
-    BUILD = os.path.abspath(args.build)
-    result = run_suite('symbols', sys.modules[__name__], args.tests)
-    if result is None:
-        return 1
-    return summarize('symbols', result)
-
-
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(server_testcase.main('symbols', sys.modules[__name__]))

@@ -83,19 +83,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         elif mode == 'hang':
             srv.stopping.wait(srv.hang_s)
             self.close_connection = True
-        elif mode == 'stall':
+        elif mode in ('stall', 'huge'):
             self.send_response(200)
-            self.send_header('Content-Length', str(len(self.body)))
-            self._size_header()
-            self.end_headers()
-            self.wfile.write(self.body[:srv.stall_at])
-            self.wfile.flush()
-            srv.stopping.wait(srv.hang_s)
-            self.close_connection = True
-        elif mode == 'huge':
-            self.send_response(200)
-            self.send_header('Content-Length', str(srv.huge_length))
-            self.send_header('X-DEBUGINFOD-SIZE', str(srv.huge_length))
+            if mode == 'huge':
+                self.send_header('Content-Length', str(srv.huge_length))
+                self.send_header('X-DEBUGINFOD-SIZE', str(srv.huge_length))
+            else:
+                self.send_header('Content-Length', str(len(self.body)))
+                self._size_header()
             self.end_headers()
             self.wfile.write(self.body[:srv.stall_at])
             self.wfile.flush()

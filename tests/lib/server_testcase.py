@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """unittest base for tests against a real debuginfod, and their summary."""
+import argparse
 import os
 import shutil
 import sys
@@ -81,3 +82,17 @@ def summarize(name, result):
                                                     skipped))
     sys.stdout.flush()
     return 1 if failed or skipped else 0
+
+
+def main(name, module):
+    """The command line of a suite in MODULE: [--build DIR] [TEST...];
+    MODULE.BUILD gets DIR."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--build', default='build')
+    ap.add_argument('tests', nargs='*')
+    args = ap.parse_args()
+    module.BUILD = os.path.abspath(args.build)
+    result = run_suite(name, module, args.tests)
+    if result is None:
+        return 1
+    return summarize(name, result)
