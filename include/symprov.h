@@ -166,16 +166,17 @@ enum symprov_content {
 	 * string table) as they are in the full file, and, at the full
 	 * file's index, a section header for every section a symbol is in,
 	 * with the full file's name, address and SHF_ALLOC flag and a size
-	 * that covers every symbol in it and is not larger than the full
-	 * file's.  Anything else may differ or be missing: the data of the
-	 * other sections (SHT_NOBITS), section flags but SHF_ALLOC, file
-	 * offsets and alignment, the ELF header's e_type (ET_EXEC) and
-	 * e_machine (EM_NONE where every machine reads the symbols alike),
-	 * program headers.  So a host finds the same symbol for every
-	 * address inside one as in the full file; an address no symbol
-	 * covers may be shown differently (perf prints it relative to its
-	 * section's file offset).  A provider that cannot make one returns
-	 * the whole file instead, and says so in symprov_result.content.
+	 * that covers every symbol that lies in it and is not larger than
+	 * the full file's.  Anything else may differ or be missing: the
+	 * data of the other sections (SHT_NOBITS), section flags but
+	 * SHF_ALLOC, file offsets and alignment, the ELF header's e_type
+	 * (ET_EXEC) and e_machine (EM_NONE where every machine reads the
+	 * symbols alike), program headers.  So a host finds the same symbol
+	 * for every address inside one as in the full file; an address no
+	 * symbol covers may be shown differently (perf prints it relative
+	 * to its section's file offset).  A provider that cannot make one
+	 * returns the whole file instead, and says so in
+	 * symprov_result.content.
 	 */
 	SYMPROV_CONTENT_SYMBOLS = 1,
 };
