@@ -31,6 +31,15 @@
 #define SYMPROV_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
 #endif
 
+/*
+ * Where "make install" puts providers: $(LIBDIR)/symprov, compiled in.  A
+ * host built apart from symprov (perf) gets symprov's default LIBDIR.
+ */
+#ifndef SYMPROV_LIBDIR
+#define SYMPROV_LIBDIR "/usr/local/lib"
+#endif
+#define SYMPROV_INSTALLED_DIR SYMPROV_LIBDIR "/symprov"
+
 /* One entry of the list, loaded or not. */
 struct symprov_slot {
 	struct symprov_entry_info info;
@@ -175,18 +184,27 @@ static int slot_fail(struct symprov_slot *slot, const char *fmt, ...)
 	return -1;
 }
 
-/* Bare names come from the host's provider directory first. */
+/*
+ * A bare name: the host's provider directory, then the installed one,
+ * then dlopen()'s own search.
+ */
 static char *slot_resolve(const struct symprov_loader *loader, const char *spec)
 {
+	const char *dirs[] = { loader->provider_dir, SYMPROV_INSTALLED_DIR };
 	char *path;
+	size_t i;
 
-	if (strchr(spec, '/') || !loader->provider_dir)
+	if (strchr(spec, '/'))
 		return strdup(spec);
-	if (asprintf(&path, "%s/%s", loader->provider_dir, spec) < 0)
-		return NULL;
-	if (access(path, F_OK) == 0)
-		return path;
-	free(path);
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (!dirs[i])
+			continue;
+		if (asprintf(&path, "%s/%s", dirs[i], spec) < 0)
+			return NULL;
+		if (access(path, F_OK) == 0)
+			return path;
+		free(path);
+	}
 	return strdup(spec);
 }
 
