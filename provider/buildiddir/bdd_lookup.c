@@ -136,8 +136,7 @@ static int bdd_try(const struct bdd_state *st,
 bad:
 	bdd_log(st->host, SYMPROV_LOG_WARN, "%s%s%s: %s", path,
 		real && strcmp(real, path) ? " -> " : "",
-		real && strcmp(real, path) ? real : "",
-		why ?: strerror(err));
+		real && strcmp(real, path) ? real : "", why ?: strerror(err));
 	if (!ans->error)
 		ans->error = err;
 	ret = err == ENOMEM ? -ENOMEM : -1;

@@ -76,9 +76,8 @@ static void bdd_count(const char *entry, size_t len, int verdict, void *arg)
 static const char *bdd_dirs_setting(const struct symprov_host *host,
 				    const char **from)
 {
-	const char *dirs = host->config ? host->config(host->data,
-						       BDD_CONFIG_DIRS) :
-					  NULL;
+	const char *dirs =
+		host->config ? host->config(host->data, BDD_CONFIG_DIRS) : NULL;
 
 	*from = BDD_CONFIG_DIRS;
 	if (!dirs && !(host->flags & SYMPROV_HOST_SECURE)) {
@@ -166,7 +165,8 @@ static const struct symprov_provider bdd_provider = {
 	.abi_minor = SYMPROV_ABI_MINOR,
 	.name = "buildiddir",
 	.version = BDD_VERSION,
-	.description = "files by build ID in local build-id trees (/usr/lib/debug)",
+	.description =
+		"files by build ID in local build-id trees (/usr/lib/debug)",
 	.init = bdd_init,
 	.find = bdd_find,
 	.fini = bdd_fini,
