@@ -81,8 +81,8 @@ $(B)/obj/%.o: %.c
 $(call obj,$(DIP_SRCS) $(BDD_SRCS) provider/example/example_provider.c): \
 	ALL_CFLAGS += $(PROV_CFLAGS)
 
-$(B)/bin/symprov: $(call obj,tools/symprov.c $(LOADER_SRCS) lib/symprov_buildid.c \
-		lib/symprov_verify.c)
+$(B)/bin/symprov: $(call obj,tools/symprov.c tools/symprov_check.c \
+		$(LOADER_SRCS) lib/symprov_buildid.c lib/symprov_verify.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -ldw -lelf -lpthread
 

@@ -13,7 +13,13 @@ TP_VARIANTS := \
 	sizesmall:-DTP_SIZE=24 \
 	sizehuge:-DTP_SIZE=100000 \
 	newer:-DTP_PAD=64 \
-	newerdirty:-DTP_PAD=64+-DTP_PAD_BYTE=1
+	newerdirty:-DTP_PAD=64+-DTP_PAD_BYTE=1 \
+	foundall:-DTP_STATUS=0+-DTP_PATH='"/bin/sh"' \
+	badstatus:-DTP_STATUS=42 \
+	readpast:-DTP_READ_PAST \
+	print:-DTP_PRINT \
+	exit:-DTP_EXIT \
+	hang:-DTP_HANG
 TP_NAMES := $(foreach v,$(TP_VARIANTS),$(firstword $(subst :, ,$(v))))
 TP_LIBS := $(patsubst %,$(TP_DIR)/libtp_%.so,$(TP_NAMES))
 
