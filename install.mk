@@ -9,7 +9,7 @@ SCDOC ?= scdoc
 
 MAN_PAGES := $(B)/man/symprov.1 $(B)/man/symprov-provider.7
 INSTALLED_PROVIDERS := libdebuginfodprov.so libbuildiddirprov.so
-DOCS := README.md docs/PERF.md docs/RELIABILITY.md docs/WRITING-A-PROVIDER.md
+DOCS := README.md LICENSE docs/PERF.md docs/RELIABILITY.md docs/WRITING-A-PROVIDER.md
 LICENSE_FILES := $(wildcard LICENSES/*)
 
 $(B)/man/%: man/%.scd
@@ -57,4 +57,10 @@ uninstall:
 	-rmdir $(D)$(DOCDIR)/LICENSES $(D)$(DOCDIR)/examples $(D)$(DOCDIR) \
 		$(D)$(PROVIDERDIR) 2>/dev/null
 
-.PHONY: install uninstall man
+# What make install gives a site: the files, pkg-config, an out-of-tree
+# provider (docs/WRITING-A-PROVIDER.md's), bare names found in
+# $(PROVIDERDIR) by symprov and perf (root, for a private mount namespace).
+check-install: all perf
+	@$(PYTHON) tests/install/test_install.py --build $(B)
+
+.PHONY: install uninstall man check-install

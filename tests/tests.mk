@@ -125,7 +125,8 @@ lint:
 # Everything: the plain build and its tests, the static checkers,
 # valgrind, a short fuzz run, the patch's freshness, then the tests again
 # under ASan+UBSan, the threaded ones under TSan, and perf end to end.
-check: test check-privilege lint check-valgrind check-fuzz check-perf-glue
+check: test check-privilege lint check-valgrind check-fuzz check-perf-glue \
+	check-install
 	$(MAKE) SAN=1 test
 	$(MAKE) TSAN=1 test-threads
 	$(MAKE) check-e2e
