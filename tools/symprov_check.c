@@ -432,7 +432,7 @@ static int chk_describe(struct chk *c)
 			e ? e->error : "nothing to load");
 		goto out;
 	}
-	printf("  provider     %s %s, ABI %u.%u (this host: ABI %u.%u)\n",
+	printf("  provider     %s %s, ABI %u.%u (this host: ABI %d.%d)\n",
 	       e->name, e->version, e->abi_major, e->abi_minor,
 	       SYMPROV_ABI_MAJOR, SYMPROV_ABI_MINOR);
 	printf("  description  %s\n  file         %s\n", e->description,
@@ -456,7 +456,6 @@ int symprov_check_main(int argc, char **argv, int verbose)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct chk c = { .verbose = verbose, .timeout = 60 };
-	size_t i;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "+t:", opts, NULL)) != -1) {
@@ -491,7 +490,8 @@ int symprov_check_main(int argc, char **argv, int verbose)
 
 	printf("%s\n", c.spec);
 	if (!chk_describe(&c)) {
-		for (i = 0; i < sizeof(chk_probes) / sizeof(chk_probes[0]); i++)
+		for (size_t i = 0;
+		     i < sizeof(chk_probes) / sizeof(chk_probes[0]); i++)
 			chk_probe(&c, &chk_probes[i]);
 	}
 	if (c.failed)

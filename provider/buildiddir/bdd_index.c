@@ -25,9 +25,6 @@
 struct bdd_scan {
 	struct bdd_index *idx;
 	const struct symprov_host *host;
-	/* every file indexed, to skip one reached twice */
-	struct stat *seen;
-	size_t alloc;
 };
 
 /* The build ID note of @fd, into @k.  0, or -1 when it has none. */
@@ -47,63 +44,56 @@ static int bdd_note_build_id(int fd, struct bdd_kernel *k)
 	return ret;
 }
 
-static bool bdd_seen(const struct bdd_scan *scan, const struct stat *st)
+static bool bdd_seen(const struct bdd_index *idx, const struct stat *st)
 {
 	size_t i;
 
-	for (i = 0; i < scan->idx->nr; i++) {
-		if (scan->seen[i].st_dev == st->st_dev &&
-		    scan->seen[i].st_ino == st->st_ino)
+	for (i = 0; i < idx->nr; i++) {
+		if (idx->kernels[i].dev == st->st_dev &&
+		    idx->kernels[i].ino == st->st_ino)
 			return true;
 	}
 	return false;
 }
 
-/* Index @path if it is a kernel with a build ID.  0 or -ENOMEM. */
+/* Index @path (taken over) if it is a kernel with a build ID: 0, -ENOMEM. */
 static int bdd_index_file(struct bdd_scan *scan, char *path)
 {
 	struct bdd_index *idx = scan->idx;
 	struct bdd_kernel k = { .path = path };
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
 		if (errno != ENOENT)
 			bdd_log(scan->host, SYMPROV_LOG_INFO, "%s: %s", path,
 				strerror(errno));
-		goto skip;
+		goto out;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || bdd_seen(scan, &st) ||
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || bdd_seen(idx, &st) ||
 	    bdd_note_build_id(fd, &k))
-		goto skip;
-	if (idx->nr == scan->alloc) {
-		size_t n = scan->alloc ? 2 * scan->alloc : 8;
+		goto out;
+	if (idx->nr == idx->alloc) {
+		size_t n = idx->alloc ? 2 * idx->alloc : 8;
 		struct bdd_kernel *kernels =
 			realloc(idx->kernels, n * sizeof(*kernels));
-		struct stat *seen;
 
-		if (!kernels)
-			goto nomem;
+		if (!kernels) {
+			err = -ENOMEM;
+			goto out;
+		}
 		idx->kernels = kernels;
-		seen = realloc(scan->seen, n * sizeof(*seen));
-		if (!seen)
-			goto nomem;
-		scan->seen = seen;
-		scan->alloc = n;
+		idx->alloc = n;
 	}
-	scan->seen[idx->nr] = st;
+	k.dev = st.st_dev;
+	k.ino = st.st_ino;
 	idx->kernels[idx->nr++] = k;
-	close(fd);
-	return 0;
-nomem:
-	close(fd);
-	free(path);
-	return -ENOMEM;
-skip:
+	path = NULL; /* the index's now */
+out:
 	if (fd >= 0)
 		close(fd);
 	free(path);
-	return 0;
+	return err;
 }
 
 /* Each DIR/SUB/<entry><leaf> whose entry starts with @prefix. */
@@ -123,7 +113,7 @@ static int bdd_index_dir(struct bdd_scan *scan, const char *dir,
 		return 0;
 	while (!err && (de = readdir(d))) {
 		if (de->d_name[0] == '.' ||
-		    strncmp(de->d_name, prefix, strlen(prefix)))
+		    strncmp(de->d_name, prefix, strlen(prefix)) != 0)
 			continue;
 		if (asprintf(&path, "%s/%s/%s%s", dir, sub, de->d_name, leaf) <
 		    0)
@@ -146,12 +136,13 @@ int bdd_index_build(struct bdd_index *idx, char *const *dirs, size_t nr_dirs,
 		    const struct symprov_host *host)
 {
 	struct bdd_scan scan = { .idx = idx, .host = host };
-	size_t i, first;
+	size_t i;
 	int err = 0;
 
 	elf_version(EV_CURRENT);
 	for (i = 0; !err && i < nr_dirs; i++) {
-		first = idx->nr;
+		size_t first = idx->nr;
+
 		err = bdd_index_dir(&scan, dirs[i], "boot", "vmlinux-", "");
 		if (!err)
 			err = bdd_index_dir(&scan, dirs[i], "lib/modules", "",
@@ -160,7 +151,6 @@ int bdd_index_build(struct bdd_index *idx, char *const *dirs, size_t nr_dirs,
 		qsort(idx->kernels + first, idx->nr - first,
 		      sizeof(*idx->kernels), bdd_cmp_path);
 	}
-	free(scan.seen);
 	bdd_log(host, SYMPROV_LOG_INFO, "indexed %zu kernel%s", idx->nr,
 		idx->nr == 1 ? "" : "s");
 	return err;
@@ -174,5 +164,5 @@ void bdd_index_fini(struct bdd_index *idx)
 		free(idx->kernels[i].path);
 	free(idx->kernels);
 	idx->kernels = NULL;
-	idx->nr = 0;
+	idx->nr = idx->alloc = 0;
 }

@@ -8,6 +8,7 @@
 #define BDD_INDEX_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "symprov.h"
 
@@ -15,11 +16,14 @@ struct bdd_kernel {
 	unsigned char build_id[SYMPROV_BUILD_ID_MAX];
 	size_t build_id_len;
 	char *path;
+	dev_t dev; /* a file reached twice is indexed once */
+	ino_t ino;
 };
 
 struct bdd_index {
 	struct bdd_kernel *kernels;
 	size_t nr;
+	size_t alloc;
 };
 
 /*

@@ -101,45 +101,44 @@ static int bdd_try(const struct bdd_state *st,
 	const char *why = NULL;
 	char *real = realpath(path, NULL);
 	struct stat sb;
-	int fd = -1, err = 0, ret;
+	int fd = -1, err = 0, ret = -1;
 
 	if (!real) {
-		if (errno == ENOMEM)
-			return -ENOMEM;
-		if (errno == ENOENT || errno == ENOTDIR) {
+		err = errno;
+		if (err == ENOENT || err == ENOTDIR) {
 			if (!lstat(path, &sb) && S_ISLNK(sb.st_mode))
 				bdd_log(st->host, SYMPROV_LOG_DEBUG,
 					"%s: dangling symlink", path);
-			return 0;
+			ret = 0;
 		}
-		err = errno;
-		goto bad;
+		goto out;
 	}
 	fd = open(real, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
-		goto bad;
-	}
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
-		why = "not a regular file";
+	} else if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
 		err = EINVAL;
-		goto bad;
-	}
-	if (symprov_verify_build_id(fd, req->build_id, req->build_id_len,
-				    &why)) {
+		why = "not a regular file";
+	} else if (symprov_verify_build_id(fd, req->build_id, req->build_id_len,
+					   &why)) {
 		err = EBADMSG;
-		goto bad;
 	}
-	close(fd);
-	ans->path = real;
-	return 1;
-bad:
-	bdd_log(st->host, SYMPROV_LOG_WARN, "%s%s%s: %s", path,
-		real && strcmp(real, path) ? " -> " : "",
-		real && strcmp(real, path) ? real : "", why ?: strerror(err));
-	if (!ans->error)
-		ans->error = err;
-	ret = err == ENOMEM ? -ENOMEM : -1;
+	if (!err) {
+		ans->path = real;
+		real = NULL;
+		ret = 1;
+	}
+out:
+	if (err && ret < 0) {
+		bdd_log(st->host, SYMPROV_LOG_WARN, "%s%s%s: %s", path,
+			real && strcmp(real, path) != 0 ? " -> " : "",
+			real && strcmp(real, path) != 0 ? real : "",
+			why ?: strerror(err));
+		if (!ans->error)
+			ans->error = err;
+		if (err == ENOMEM)
+			ret = -ENOMEM;
+	}
 	if (fd >= 0)
 		close(fd);
 	free(real);
@@ -213,7 +212,7 @@ int bdd_lookup(struct bdd_state *st, const struct symprov_request *req,
 		const struct bdd_kernel *k = &idx->kernels[i];
 
 		if (k->build_id_len != req->build_id_len ||
-		    memcmp(k->build_id, req->build_id, k->build_id_len))
+		    memcmp(k->build_id, req->build_id, k->build_id_len) != 0)
 			continue;
 		/* checked again: it may have changed since it was indexed */
 		if (bdd_tried(bdd_try(st, req, k->path, ans), &status))

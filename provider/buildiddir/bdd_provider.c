@@ -96,7 +96,7 @@ static void bdd_fini(void *data)
 	struct bdd_state *st = data;
 	size_t i;
 
-	for (i = 0; i < st->nr_dirs; i++)
+	for (i = 0; st->dirs && i < st->nr_dirs; i++)
 		free(st->dirs[i]);
 	free(st->dirs);
 	bdd_index_fini(&st->index);
