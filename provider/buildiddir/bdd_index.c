@@ -148,8 +148,9 @@ int bdd_index_build(struct bdd_index *idx, char *const *dirs, size_t nr_dirs,
 			err = bdd_index_dir(&scan, dirs[i], "lib/modules", "",
 					    "/vmlinux");
 		/* readdir() order is the file system's: make it stable */
-		qsort(idx->kernels + first, idx->nr - first,
-		      sizeof(*idx->kernels), bdd_cmp_path);
+		if (idx->nr > first)
+			qsort(idx->kernels + first, idx->nr - first,
+			      sizeof(*idx->kernels), bdd_cmp_path);
 	}
 	bdd_log(host, SYMPROV_LOG_INFO, "indexed %zu kernel%s", idx->nr,
 		idx->nr == 1 ? "" : "s");
