@@ -365,6 +365,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "list"))
 		return cmd_list(&cli, argc, argv);
 	if (!strcmp(cmd, "check"))
-		return symprov_check_main(argc, argv, cli.verbose);
+		return symprov_check_main(argc, argv, cli.verbose,
+					  cli_provider_dir);
 	return cli_usage_error("unknown command '%s'", cmd);
 }

@@ -83,6 +83,7 @@ struct chk_result {
 
 struct chk {
 	const char *spec;
+	char *dir; /* the host's provider directory, or NULL */
 	int verbose;
 	int timeout;
 	int passed, warned, failed;
@@ -150,7 +151,7 @@ static struct symprov_request *chk_request(const struct chk_probe *p,
 }
 
 /* In the child: load, ask once, report on @out, never return. */
-static void chk_child(const char *spec, const struct chk_probe *p, FILE *out)
+static void chk_child(const struct chk *c, const struct chk_probe *p, FILE *out)
 {
 	struct symprov_loader_host host = {
 		.name = "symprov",
@@ -172,7 +173,7 @@ static void chk_child(const char *spec, const struct chk_probe *p, FILE *out)
 	/* What a provider writes to stdout would be in perf's output. */
 	if (!captured || dup2(fileno(captured), STDOUT_FILENO) < 0)
 		_exit(127);
-	loader = symprov_loader_new(spec, NULL, &host);
+	loader = symprov_loader_new(c->spec, c->dir, &host);
 	if (loader && symprov_loader_nr_providers(loader) == 1)
 		status = symprov_loader_find(
 			loader, chk_request(p, page, page_size), &path);
@@ -257,7 +258,7 @@ static int chk_run(struct chk *c, const struct chk_probe *p,
 		out = fdopen(fds[1], "w");
 		if (!out)
 			_exit(127);
-		chk_child(c->spec, p, out);
+		chk_child(c, p, out);
 	}
 	close(fds[1]);
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -418,7 +419,7 @@ static int chk_describe(struct chk *c)
 		.log = chk_load_log,
 	};
 	struct symprov_loader *loader =
-		symprov_loader_new(c->spec, NULL, &host);
+		symprov_loader_new(c->spec, c->dir, &host);
 	const struct symprov_entry_info *e;
 	int ret = -1;
 
@@ -449,7 +450,8 @@ out:
 	return ret;
 }
 
-int symprov_check_main(int argc, char **argv, int verbose)
+int symprov_check_main(int argc, char **argv, int verbose,
+		       char *(*provider_dir)(void))
 {
 	static const struct option opts[] = {
 		{ "timeout", required_argument, NULL, 't' },
@@ -488,6 +490,7 @@ int symprov_check_main(int argc, char **argv, int verbose)
 		return CHK_EXIT_USAGE;
 	}
 
+	c.dir = provider_dir();
 	printf("%s\n", c.spec);
 	if (!chk_describe(&c)) {
 		for (size_t i = 0;
@@ -501,5 +504,6 @@ int symprov_check_main(int argc, char **argv, int verbose)
 	else
 		printf("%s: conforms: %d checks, %d warning%s\n", c.spec,
 		       c.passed + c.warned, c.warned, c.warned == 1 ? "" : "s");
+	free(c.dir);
 	return c.failed ? CHK_EXIT_FAILED : CHK_EXIT_OK;
 }

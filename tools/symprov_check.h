@@ -4,9 +4,12 @@
 #define SYMPROV_CHECK_H
 
 /*
- * "symprov check [--timeout SECONDS] FILE.so": argv[0] is "check".
- * Returns the exit code: 0 conforming, 1 bad input, 2 not conforming.
+ * "symprov check [--timeout SECONDS] FILE.so": argv[0] is "check".  A bare
+ * name is looked for in what @provider_dir() returns (malloc()ed, or NULL)
+ * first, as "symprov find" does.  Returns the exit code: 0 conforming, 1
+ * bad input, 2 not conforming.
  */
-int symprov_check_main(int argc, char **argv, int verbose);
+int symprov_check_main(int argc, char **argv, int verbose,
+		       char *(*provider_dir)(void));
 
 #endif /* SYMPROV_CHECK_H */

@@ -54,6 +54,12 @@ class CheckTest(unittest.TestCase):
                              r'\(this host: ABI 1\.0\)' % name)
             self.assertIn('description ', res.stdout)
 
+    def test_bare_name_as_find_looks_for_it(self):
+        res = check('libbuildiddirprov.so')
+        self.assert_conforms(res)
+        self.assertIn('file         %s/bin/../lib/libbuildiddirprov.so'
+                      % BUILD, res.stdout)
+
     def test_sloppy_but_working_provider_warns(self):
         res = check(tp('a'))
         self.assert_conforms(res, warnings=3)
