@@ -17,7 +17,6 @@
   (a profile of a kernel that is "not installed", resolved through
   libbuildiddirprov.so byte for byte as with --vmlinux).
 """
-import argparse
 import os
 import re
 import shutil
@@ -31,10 +30,10 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 
 from elf_fixtures import make_elf  # noqa: E402
-from server_testcase import summarize  # noqa: E402
+from server_testcase import run_main  # noqa: E402
 
 BUILD = os.path.join(REPO, 'build')
-PERF = None
+ARGS = None  # the command line, from run_main()
 TIMEOUT = 600
 PREFIX = '/usr/local'
 BID_SITE = '5173000000000000000000000000000000000001'
@@ -283,9 +282,10 @@ class InstallTest(unittest.TestCase):
     def test_perf_finds_installed_provider(self):
         """perf's loader has the default LIBDIR compiled in too."""
         self.require_root()
-        if not PERF or not os.access(PERF, os.X_OK):
+        perf = os.path.abspath(ARGS.perf)
+        if not os.access(perf, os.X_OK):
             self.fail('CANNOT RUN: no perf with perf-glue.patch at %s '
-                      '(make perf)' % PERF)
+                      '(make perf)' % perf)
         work = os.path.join(self.tmp, 'perf')
         tree = os.path.join(work, 'debug')
         home = os.path.join(work, 'home')
@@ -297,7 +297,7 @@ class InstallTest(unittest.TestCase):
         for cmd in ([os.path.join(e2e, 'make_profile.py'), '--original',
                      os.path.join(work, 'orig.data'), '--moved', moved,
                      '--build-id', PERF_BID, '--duration', '1', '--perf',
-                     PERF, '--home', home],
+                     perf, '--home', home],
                     [os.path.join(e2e, 'make_standin.py'), '--build-id',
                      PERF_BID, '-o', standin,
                      '--workdir', os.path.join(work, 'standin')]):
@@ -305,7 +305,7 @@ class InstallTest(unittest.TestCase):
                                  text=True, capture_output=True,
                                  timeout=TIMEOUT)
             self.assertEqual(res.returncode, 0, res.stderr)
-        report = [PERF, 'report', '--stdio', '--sort', 'dso,sym', '-i',
+        report = [perf, 'report', '--stdio', '--sort', 'dso,sym', '-i',
                   moved]
         env = plain_env(HOME=home, PERF_PAGER='cat', LC_ALL='C')
         ref = subprocess.run(report + ['--vmlinux=' + standin], env=env,
@@ -335,23 +335,7 @@ def make_version():
         return re.search(r'^VERSION := (\S+)', f.read(), re.M).group(1)
 
 
-def main():
-    global BUILD, PERF
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--build', default='build')
-    ap.add_argument('--perf', default=os.path.join(REPO, 'build', 'perf',
-                                                   'perf'))
-    ap.add_argument('tests', nargs='*')
-    args = ap.parse_args()
-    BUILD = os.path.abspath(args.build)
-    PERF = os.path.abspath(args.perf)
-    loader = unittest.TestLoader()
-    mod = sys.modules[__name__]
-    suite = (loader.loadTestsFromNames(args.tests, mod) if args.tests
-             else loader.loadTestsFromModule(mod))
-    result = unittest.TextTestRunner(verbosity=2).run(suite)
-    return summarize('install', result)
-
-
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_main('install', sys.modules[__name__], debuginfod=False,
+                      options=(('--perf', dict(default=os.path.join(
+                          REPO, 'build', 'perf', 'perf'))),)))

@@ -11,7 +11,6 @@ boot/vmlinux-REL, lib/modules/REL/vmlinux -> ../../../boot/vmlinux-REL,
 vmlinux-REL -> boot/vmlinux-REL, and .build-id links for the vDSOs only.
 test_buildiddir_deb.py checks the real package.
 """
-import argparse
 import os
 import shutil
 import subprocess
@@ -21,8 +20,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 
 from elf_fixtures import make_elf  # noqa: E402
-from server_testcase import (ServerTestCase, run_suite,  # noqa: E402
-                             summarize)
+from server_testcase import (ServerTestCase, copy_for_nobody,  # noqa: E402
+                             run_main)
 
 BUILD = 'build'
 TIMEOUT = 120
@@ -218,18 +217,6 @@ class BuildIdDirTest(ServerTestCase):
         self.assert_missing(self.find(BID_KERNEL))
         self.assert_found(self.find(BID_PLAIN), other)
 
-    def nobody_build(self):
-        """symprov and the provider where user nobody can run them."""
-        d = os.path.join(self.tmp, 'nobody-build')
-        if not os.path.isdir(d):
-            for sub, name in (('bin', 'symprov'), ('lib', PROVIDER)):
-                os.makedirs(os.path.join(d, sub), exist_ok=True)
-                shutil.copy2(os.path.join(BUILD, sub, name),
-                             os.path.join(d, sub, name))
-            for root, _dirs, _files in os.walk(d):
-                os.chmod(root, 0o755)
-        return d
-
     def test_unreadable_file(self):
         f = elf(build_id_path(self.tree, BID_PLAIN), BID_PLAIN)
         os.chmod(f, 0)
@@ -239,7 +226,9 @@ class BuildIdDirTest(ServerTestCase):
         if os.geteuid() == 0:
             # root reads a file of mode 0: ask as nobody
             self.assertIsNotNone(shutil.which('setpriv'), 'needs setpriv')
-            kw = dict(prefix=NOBODY, build=self.nobody_build())
+            kw = dict(prefix=NOBODY, build=copy_for_nobody(
+                BUILD, os.path.join(self.tmp, 'nobody-build'),
+                ('bin/symprov', 'lib/' + PROVIDER)))
         else:
             kw = {}
         res = self.find(BID_PLAIN, '--kind', 'executable', **kw)
@@ -282,18 +271,5 @@ class BuildIdDirTest(ServerTestCase):
 
 
 
-def main():
-    global BUILD
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--build', default='build')
-    ap.add_argument('tests', nargs='*')
-    args = ap.parse_args()
-    BUILD = os.path.abspath(args.build)
-    result = run_suite('buildiddir', sys.modules[__name__], args.tests)
-    if result is None:
-        return 1
-    return summarize('buildiddir', result)
-
-
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_main('buildiddir', sys.modules[__name__]))

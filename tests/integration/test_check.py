@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """symprov check against good providers and the broken test providers
 (tests/providers/test_provider.c): what it says and how it exits."""
-import argparse
 import os
 import subprocess
 import sys
 import time
 import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', 'lib'))
+from server_testcase import run_main  # noqa: E402
 
 BUILD = 'build'
 TIMEOUT = 120
@@ -123,22 +126,5 @@ class CheckTest(unittest.TestCase):
             self.assertIn(why, res.stderr)
 
 
-def main():
-    global BUILD
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--build', default='build')
-    ap.add_argument('tests', nargs='*')
-    args = ap.parse_args()
-    BUILD = os.path.abspath(args.build)
-    loader = unittest.TestLoader()
-    mod = sys.modules[__name__]
-    suite = (loader.loadTestsFromNames(args.tests, mod) if args.tests
-             else loader.loadTestsFromModule(mod))
-    result = unittest.TextTestRunner(verbosity=2).run(suite)
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'lib'))
-    from server_testcase import summarize
-    return summarize('check', result)
-
-
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_main('check', sys.modules[__name__], debuginfod=False))
