@@ -63,4 +63,8 @@ uninstall:
 check-install: all perf
 	@$(PYTHON) tests/install/test_install.py --build $(B)
 
-.PHONY: install uninstall man check-install
+# debian/: the package builds, holds what it should, finds its providers.
+check-deb:
+	@$(PYTHON) tests/install/test_deb.py
+
+.PHONY: install uninstall man check-install check-deb

@@ -126,7 +126,7 @@ lint:
 # valgrind, a short fuzz run, the patch's freshness, then the tests again
 # under ASan+UBSan, the threaded ones under TSan, and perf end to end.
 check: test check-privilege lint check-valgrind check-fuzz check-perf-glue \
-	check-install
+	check-install check-deb
 	$(MAKE) SAN=1 test
 	$(MAKE) TSAN=1 test-threads
 	$(MAKE) check-e2e
