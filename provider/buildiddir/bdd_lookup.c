@@ -148,6 +148,7 @@ out:
 /* The kernels indexed by their notes, built at the first need. */
 static const struct bdd_index *bdd_kernels(struct bdd_state *st, int *err)
 {
+	*err = 0;
 	pthread_mutex_lock(&st->index_lock);
 	if (!st->indexed) {
 		*err = bdd_index_build(&st->index, st->dirs, st->nr_dirs,

@@ -248,6 +248,38 @@ static void test_index_only_for_kernels(void **state)
 	session_end(&s);
 }
 
+/*
+ * A bad file at the last name looked at for a kernel, then the index: the
+ * index answers, also once it is built.
+ */
+static void test_bad_file_then_index(void **state)
+{
+	char dir[PATH_MAX + 64], bad[PATH_MAX + 128];
+	struct session s;
+	FILE *f;
+	int i;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/buildid", tree);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/buildid/%s", tree, TEST_BUILD_ID);
+	mkdir(dir, 0755);
+	snprintf(bad, sizeof(bad), "%s/executable", dir);
+	f = fopen(bad, "w");
+	assert_non_null(f);
+	fputs("not an ELF file\n", f);
+	fclose(f);
+	session_start(&s, tree, 0);
+	for (i = 0; i < 2; i++)
+		assert_finds_kernel(&s);
+	assert_int_equal(s.data.indexed, 1);
+	session_end(&s);
+	unlink(bad);
+	rmdir(dir);
+	snprintf(dir, sizeof(dir), "%s/buildid", tree);
+	rmdir(dir);
+}
+
 struct thread_arg {
 	struct session *s;
 	pthread_barrier_t *start;
@@ -305,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_environment),
 		cmocka_unit_test(test_index_only_for_kernels),
 		cmocka_unit_test(test_threads_index_once),
+		cmocka_unit_test(test_bad_file_then_index),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
