@@ -132,6 +132,14 @@ static int bdd_cmp_path(const void *a, const void *b)
 	return strcmp(ka->path, kb->path);
 }
 
+/* readdir() order is the file system's: the kernels from @first, sorted. */
+static void bdd_sort_from(struct bdd_index *idx, size_t first)
+{
+	if (idx->nr > first)
+		qsort(idx->kernels + first, idx->nr - first,
+		      sizeof(*idx->kernels), bdd_cmp_path);
+}
+
 int bdd_index_build(struct bdd_index *idx, char *const *dirs, size_t nr_dirs,
 		    const struct symprov_host *host)
 {
@@ -147,10 +155,7 @@ int bdd_index_build(struct bdd_index *idx, char *const *dirs, size_t nr_dirs,
 		if (!err)
 			err = bdd_index_dir(&scan, dirs[i], "lib/modules", "",
 					    "/vmlinux");
-		/* readdir() order is the file system's: make it stable */
-		if (idx->nr > first)
-			qsort(idx->kernels + first, idx->nr - first,
-			      sizeof(*idx->kernels), bdd_cmp_path);
+		bdd_sort_from(idx, first);
 	}
 	bdd_log(host, SYMPROV_LOG_INFO, "indexed %zu kernel%s", idx->nr,
 		idx->nr == 1 ? "" : "s");
