@@ -218,6 +218,8 @@ static int slot_check(struct symprov_slot *slot,
 	if (p->size < offsetof(struct symprov_provider, reserved0))
 		return slot_fail(slot, "provider struct size %u is too small",
 				 p->size);
+	if (p->reserved0)
+		return slot_fail(slot, "provider struct reserved0 is not zero");
 	if (p->abi_major != SYMPROV_ABI_MAJOR)
 		return slot_fail(slot,
 				 "ABI version %u.%u, this %s supports %u.x",
@@ -503,13 +505,23 @@ const char *symprov_status_str(int status)
 	}
 }
 
-/* Ask one provider; anything odd it returns becomes UNAVAILABLE. */
+/*
+ * Ask one provider; anything odd it returns becomes UNAVAILABLE.  A
+ * provider of ABI 1.0 knows no content field: it is asked for the whole
+ * file, which is what it returns.
+ */
 static int slot_find(struct symprov_slot *slot,
-		     const struct symprov_request *req, char **path)
+		     const struct symprov_request *host_req,
+		     struct symprov_answer *ans)
 {
 	const struct symprov_loader_host *host = &slot->loader->host;
 	struct symprov_result res = { .size = sizeof(res) };
-	int status = slot->prov.find(slot->state, req, &res);
+	struct symprov_request req = *host_req;
+	int status;
+
+	if (slot->prov.abi_minor < 1)
+		req.content = SYMPROV_CONTENT_FULL;
+	status = slot->prov.find(slot->state, &req, &res);
 
 	switch (status) {
 	case SYMPROV_FOUND:
@@ -519,13 +531,22 @@ static int slot_find(struct symprov_slot *slot,
 				"symbol provider '%s' returned found without a path",
 				slot->info.name);
 			status = SYMPROV_UNAVAILABLE;
+		} else if (res.content != SYMPROV_CONTENT_FULL &&
+			   res.content != req.content) {
+			loader_log(
+				host, SYMPROV_LOG_WARN,
+				"symbol provider '%s' returned %s with content %u, not what was asked for",
+				slot->info.name, res.path, res.content);
+			status = SYMPROV_UNAVAILABLE;
 		} else if (access(res.path, R_OK)) {
 			loader_log(host, SYMPROV_LOG_WARN,
 				   "symbol provider '%s' returned %s: %s",
 				   slot->info.name, res.path, strerror(errno));
 			status = SYMPROV_UNAVAILABLE;
 		} else {
-			*path = res.path;
+			ans->path = res.path;
+			ans->content = res.content;
+			ans->source = slot->info.name;
 			return status;
 		}
 		break;
@@ -562,7 +583,8 @@ static int status_rank(int status)
 
 /* Ask the providers in order, as symprov_loader_find() says. */
 static int loader_ask(struct symprov_loader *loader,
-		      const struct symprov_request *req, char **path)
+		      const struct symprov_request *req,
+		      struct symprov_answer *ans)
 {
 	int overall = SYMPROV_DISABLED;
 	size_t i;
@@ -575,7 +597,7 @@ static int loader_ask(struct symprov_loader *loader,
 			continue;
 		if (symprov_loader_stopped(loader))
 			return SYMPROV_CANCELLED;
-		status = slot_find(slot, req, path);
+		status = slot_find(slot, req, ans);
 		if (status == SYMPROV_FOUND || status == SYMPROV_CANCELLED)
 			return status;
 		if (status_rank(status) > status_rank(overall))
@@ -585,37 +607,49 @@ static int loader_ask(struct symprov_loader *loader,
 }
 
 int symprov_loader_find(struct symprov_loader *loader,
-			const struct symprov_request *req, char **path)
+			const struct symprov_request *req,
+			struct symprov_answer *ans)
 {
 	struct symprov_memo_key key = { 0 };
-	int status;
 
-	*path = NULL;
+	memset(ans, 0, sizeof(*ans));
 	if (!req || req->size < offsetof(struct symprov_request, dso_name) ||
 	    !req->build_id || !req->build_id_len ||
 	    req->build_id_len > SYMPROV_BUILD_ID_MAX) {
 		loader_log(&loader->host, SYMPROV_LOG_ERROR,
 			   "invalid symbol provider request");
-		return SYMPROV_UNAVAILABLE;
+		ans->status = SYMPROV_UNAVAILABLE;
+		goto out;
 	}
+	ans->status = SYMPROV_DISABLED;
 	if (!loader->nr_loaded)
-		return SYMPROV_DISABLED;
+		goto out;
+	ans->status = SYMPROV_CANCELLED;
 	if (symprov_loader_stopped(loader))
-		return SYMPROV_CANCELLED;
+		goto out;
 
-	/* Threads asking for the same build ID wait for one answer. */
 	key.kind = req->kind;
 	key.len = req->build_id_len;
 	memcpy(key.build_id, req->build_id, req->build_id_len);
-	switch (symprov_memo_begin(&loader->session, &key, NULL, NULL, &status,
-				   path)) {
+	/* The whole file, found earlier in the session, serves any need. */
+	if (SYMPROV_HAS(req, content) && req->content != SYMPROV_CONTENT_FULL &&
+	    symprov_memo_peek_found(&loader->session, &key, ans))
+		goto out;
+	if (SYMPROV_HAS(req, content))
+		key.content = req->content;
+
+	/* Threads asking for the same build ID wait for one answer. */
+	switch (symprov_memo_begin(&loader->session, &key, NULL, NULL, ans)) {
 	case SYMPROV_MEMO_ANSWER:
-		return status;
+		break;
 	case SYMPROV_MEMO_ALONE:
-		return loader_ask(loader, req, path);
+		ans->status = loader_ask(loader, req, ans);
+		break;
 	default:
-		status = loader_ask(loader, req, path);
-		symprov_memo_end(&loader->session, &key, status, *path);
-		return status;
+		ans->status = loader_ask(loader, req, ans);
+		symprov_memo_end(&loader->session, &key, ans);
+		break;
 	}
+out:
+	return ans->status;
 }

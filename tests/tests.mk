@@ -8,6 +8,8 @@ TP_VARIANTS := \
 	b:-DTP_NAME='"b"' \
 	noentry:-DTP_NO_ENTRY \
 	abi2:-DTP_ABI_MAJOR=2 \
+	abi10:-DTP_NAME='"old"'+-DTP_ABI_MINOR=0 \
+	reserved:-DTP_RESERVED=1 \
 	initfail:-DTP_INIT_FAIL \
 	size0:-DTP_SIZE=0 \
 	sizesmall:-DTP_SIZE=24 \

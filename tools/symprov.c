@@ -216,6 +216,7 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 	struct symprov_loader *loader;
 	uint32_t flags = 0;
 	int c, len, kind = SYMPROV_KIND_KERNEL, status;
+	struct symprov_answer ans;
 	char *path;
 
 	while ((c = getopt_long(argc, argv, "+k:p:", opts, NULL)) != -1) {
@@ -267,7 +268,8 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 		  &(struct sigaction){ .sa_handler = cli_on_sigint,
 				       .sa_flags = SA_RESETHAND },
 		  NULL);
-	status = symprov_loader_find(loader, &req, &path);
+	status = symprov_loader_find(loader, &req, &ans);
+	path = ans.path;
 	cli_end_progress(cli);
 	if (status == SYMPROV_FOUND && cli_check_file(path, &req)) {
 		free(path);

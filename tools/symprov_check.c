@@ -53,6 +53,7 @@ struct chk_probe {
 	const char *what;
 	uint32_t kind;
 	enum chk_shape shape;
+	uint32_t content; /* enum symprov_content */
 };
 
 static const struct chk_probe chk_probes[] = {
@@ -64,6 +65,8 @@ static const struct chk_probe chk_probes[] = {
 	  CHK_PLAIN },
 	{ "executable, a build ID that cannot exist", SYMPROV_KIND_EXECUTABLE,
 	  CHK_PLAIN },
+	{ "kernel symbols only, a build ID that cannot exist",
+	  SYMPROV_KIND_KERNEL, CHK_PLAIN, SYMPROV_CONTENT_SYMBOLS },
 	{ "malformed: kind 0, which no ABI defines", 0, CHK_PLAIN },
 	{ "malformed: kind 99, unknown to this ABI", 99, CHK_PLAIN },
 	{ "a shorter request, as an ABI 1.0 host sends", SYMPROV_KIND_KERNEL,
@@ -132,8 +135,8 @@ static struct symprov_request *chk_request(const struct chk_probe *p,
 	size_t size = sizeof(*req);
 
 	if (p->shape == CHK_OLDER) {
-		/* ABI 1.0 ends at dso_name: anything past it faults */
-		size = offsetof(struct symprov_request, dso_name);
+		/* ABI 1.0 ends before content: anything past it faults */
+		size = offsetof(struct symprov_request, content);
 		req = (void *)((char *)page + page_size - size);
 	}
 	memset(req, 0, p->shape == CHK_NEWER ? sizeof(*req) + 8 : size);
@@ -141,6 +144,8 @@ static struct symprov_request *chk_request(const struct chk_probe *p,
 	req->kind = p->kind;
 	req->build_id = chk_no_such_id;
 	req->build_id_len = sizeof(chk_no_such_id);
+	if (p->shape != CHK_OLDER)
+		req->content = p->content;
 	if (p->shape == CHK_NEWER)
 		((unsigned char *)req)[sizeof(*req)] = 1;
 	else if (p->shape == CHK_PLAIN &&
@@ -161,11 +166,10 @@ static void chk_child(const struct chk *c, const struct chk_probe *p, FILE *out)
 	size_t page_size = (size_t)sysconf(_SC_PAGESIZE);
 	void *page = mmap(NULL, 2 * page_size, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct symprov_answer ans = { .status = -1 };
 	struct symprov_loader *loader;
 	FILE *captured = tmpfile();
 	struct stat st;
-	char *path = NULL;
-	int status = -1;
 
 	if (page == MAP_FAILED ||
 	    mprotect((char *)page + page_size, page_size, PROT_NONE))
@@ -175,11 +179,11 @@ static void chk_child(const struct chk *c, const struct chk_probe *p, FILE *out)
 		_exit(127);
 	loader = symprov_loader_new(c->spec, c->dir, &host);
 	if (loader && symprov_loader_nr_providers(loader) == 1)
-		status = symprov_loader_find(
-			loader, chk_request(p, page, page_size), &path);
+		symprov_loader_find(loader, chk_request(p, page, page_size),
+				    &ans);
 	fflush(out);
-	fprintf(out, "S\t%d\t%s\n", status, path ?: "");
-	free(path);
+	fprintf(out, "S\t%d\t%s\n", ans.status, ans.path ?: "");
+	free(ans.path);
 	symprov_loader_delete(loader);
 	fflush(stdout);
 	fprintf(out, "O\t%lld\n",

@@ -446,6 +446,7 @@ char *symprov__find_vmlinux(const struct build_id *bid, bool guest)
 		.dso_name = guest ? "[guest.kernel.kallsyms]" :
 				    "[kernel.kallsyms]",
 	};
+	struct symprov_answer ans;
 	struct symprov_loader *loader;
 	char sbuild_id[SBUILD_ID_SIZE];
 	char *path = NULL;
@@ -469,7 +470,8 @@ char *symprov__find_vmlinux(const struct build_id *bid, bool guest)
 		 sbuild_id);
 	symprov__fetch_begin(bid);
 	/* The loader remembers the answer: asked once a session */
-	status = symprov_loader_find(loader, &req, &path);
+	status = symprov_loader_find(loader, &req, &ans);
+	path = ans.path;
 	action = symprov__fetch_end();
 
 	if (status == SYMPROV_FOUND)

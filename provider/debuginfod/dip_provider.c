@@ -149,6 +149,7 @@ static int dip_find(void *data, const struct symprov_request *host_req,
 	struct dip_state *st = data;
 	struct dip_wait wait = { .st = st, .req = host_req };
 	struct symprov_memo_key key = { 0 };
+	struct symprov_answer ans;
 	struct symprov_request req;
 	const char *why;
 	char *path = NULL;
@@ -170,18 +171,21 @@ static int dip_find(void *data, const struct symprov_request *host_req,
 	key.kind = req.kind;
 	key.len = req.build_id_len;
 	memcpy(key.build_id, req.build_id, req.build_id_len);
-	switch (symprov_memo_begin(&st->memo, &key, dip_wait_cb, &wait, &status,
-				   &path)) {
+	switch (symprov_memo_begin(&st->memo, &key, dip_wait_cb, &wait, &ans)) {
 	case SYMPROV_MEMO_GAVE_UP:
 		return SYMPROV_CANCELLED;
 	case SYMPROV_MEMO_ANSWER:
+		status = ans.status;
+		path = ans.path;
 		break;
 	case SYMPROV_MEMO_ALONE:
 		status = dip_fetch_kind(st, &req, host_req, &path, &err);
 		break;
 	default:
 		status = dip_fetch_kind(st, &req, host_req, &path, &err);
-		symprov_memo_end(&st->memo, &key, status, path);
+		ans.status = status;
+		ans.path = path;
+		symprov_memo_end(&st->memo, &key, &ans);
 		break;
 	}
 

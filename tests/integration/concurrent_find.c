@@ -29,7 +29,10 @@ static void *ask(void *arg)
 	struct asker *a = arg;
 
 	pthread_barrier_wait(a->start);
-	a->status = symprov_loader_find(a->loader, a->req, &a->path);
+	struct symprov_answer ans;
+
+	a->status = symprov_loader_find(a->loader, a->req, &ans);
+	a->path = ans.path;
 	return NULL;
 }
 

@@ -270,10 +270,10 @@ class ProviderTest(ServerTestCase):
         self.assertEqual(res.returncode, 0, res.stderr)
         lines = res.stdout.splitlines()
         self.assertEqual(len(lines), 3, res.stdout)
-        self.assertRegex(lines[0], r'^debuginfod\t\S+\tABI 1\.0\t\S+'
+        self.assertRegex(lines[0], r'^debuginfod\t\S+\tABI 1\.1\t\S+'
                          r'libdebuginfodprov\.so\t')
         self.assertRegex(lines[1], r'^libnothere\.so\tnot loaded: .*No such')
-        self.assertRegex(lines[2], r'^example\t1\.0\tABI 1\.0\t')
+        self.assertRegex(lines[2], r'^example\t1\.0\tABI 1\.1\t')
 
     def test_example_provider(self):
         d = os.path.join(self.home, 'vmlinuxes', BID_OTHER)

@@ -2,9 +2,10 @@
 /*
  * A provider for the loader's tests, built many times with -D switches
  * into good and broken variants.  Its answers come from the host's config:
- * "test.<name>.status" (a number), "test.<name>.path", and with
+ * "test.<name>.status" (a number), "test.<name>.path",
+ * "test.<name>.content" (a number, for symprov_result.content), and with
  * "test.<name>.progress" set it calls the host's progress once.  It logs
- * each call, so the tests can count them.
+ * each call with what was asked, so the tests can count them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +20,12 @@
 #endif
 #ifndef TP_ABI_MAJOR
 #define TP_ABI_MAJOR SYMPROV_ABI_MAJOR
+#endif
+#ifndef TP_ABI_MINOR
+#define TP_ABI_MINOR SYMPROV_ABI_MINOR
+#endif
+#ifndef TP_RESERVED
+#define TP_RESERVED 0
 #endif
 /* extra bytes after the provider struct, as a newer provider would have */
 #ifndef TP_PAD
@@ -63,12 +70,14 @@ static int tp_find(void *state, const struct symprov_request *req,
 	const char *status = tp_config("status");
 	const char *path = tp_config("path");
 	const char *progress = tp_config("progress");
+	const char *content = tp_config("content");
 
-	tp_host->log(tp_host->data, SYMPROV_LOG_DEBUG, "find %s kind %u",
-		     (const char *)state, req->kind);
+	tp_host->log(tp_host->data, SYMPROV_LOG_DEBUG,
+		     "find %s kind %u content %u", (const char *)state,
+		     req->kind, SYMPROV_HAS(req, content) ? req->content : 0);
 	/* the mistakes "symprov check" must catch */
-#ifdef TP_READ_PAST /* reads dso_name without SYMPROV_HAS() */
-	if (req->dso_name && !*req->dso_name)
+#ifdef TP_READ_PAST /* reads content without SYMPROV_HAS() */
+	if (req->content > SYMPROV_CONTENT_SYMBOLS)
 		return SYMPROV_UNAVAILABLE;
 #endif
 #ifdef TP_PRINT
@@ -89,6 +98,8 @@ static int tp_find(void *state, const struct symprov_request *req,
 		return SYMPROV_CANCELLED;
 	if (path)
 		res->path = strdup(path);
+	if (content && SYMPROV_HAS(res, content))
+		res->content = (uint32_t)atoi(content);
 	return status ? atoi(status) : TP_STATUS;
 }
 
@@ -105,7 +116,8 @@ static const struct {
 	.prov = {
 		.size = TP_SIZE,
 		.abi_major = TP_ABI_MAJOR,
-		.abi_minor = SYMPROV_ABI_MINOR,
+		.abi_minor = TP_ABI_MINOR,
+		.reserved0 = TP_RESERVED,
 		.name = TP_NAME,
 		.version = "9.9",
 		.description = "loader test provider",

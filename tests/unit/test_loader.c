@@ -141,7 +141,21 @@ static char *list_of(const char *a, const char *b)
 	return buf;
 }
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 static const unsigned char bid[20] = { 0xab, 0xcd, 0xef };
+
+/* symprov_loader_find(), for the tests that look at the path only */
+static int loader_find(struct symprov_loader *l,
+		       const struct symprov_request *req, char **path)
+{
+	struct symprov_answer ans;
+
+	symprov_loader_find(l, req, &ans);
+	*path = ans.path;
+	return ans.status;
+}
 
 /* Ask for the build ID that starts with byte @first. */
 static int find_id(struct symprov_loader *l, unsigned char first, char **path)
@@ -157,7 +171,7 @@ static int find_id(struct symprov_loader *l, unsigned char first, char **path)
 
 	memcpy(id, bid, sizeof(id));
 	id[0] = first;
-	return symprov_loader_find(l, &req, path);
+	return loader_find(l, &req, path);
 }
 
 static int find(struct symprov_loader *l, char **path)
@@ -309,7 +323,10 @@ static void test_bad_entries(void **state)
 			"ELF file for another machine (e_machine 183");
 	check_bad_entry(tp_dir, "Is a directory");
 	check_bad_entry(tp("noentry"), "no symprov_provider_entry symbol");
-	check_bad_entry(tp("abi2"), "ABI version 2.0, this test supports 1.x");
+	check_bad_entry(tp("abi2"),
+			"ABI version 2." STR(
+				SYMPROV_ABI_MINOR) ", this test supports 1.x");
+	check_bad_entry(tp("reserved"), "reserved0 is not zero");
 	check_bad_entry(tp("initfail"), "init failed: Operation not permitted");
 	check_bad_entry(tp("size0"), "size 0 is too small");
 	check_bad_entry(tp("sizesmall"), "size 24 is not valid");
@@ -590,6 +607,85 @@ static void test_session_memo(void **state)
 	symprov_loader_delete(l);
 }
 
+static int find_content(struct symprov_loader *l, uint32_t content,
+			struct symprov_answer *ans)
+{
+	struct symprov_request req = {
+		.size = sizeof(req),
+		.kind = SYMPROV_KIND_KERNEL,
+		.build_id = bid,
+		.build_id_len = sizeof(bid),
+		.content = content,
+	};
+
+	return symprov_loader_find(l, &req, ans);
+}
+
+/*
+ * ABI 1.1 content: what was asked reaches the provider (a 1.0 provider is
+ * asked for the whole file); the answer says what the file holds and who
+ * found it; the whole file serves a later request for the symbols, not
+ * the other way round.
+ */
+static void test_content(void **state)
+{
+	struct symprov_answer ans;
+	struct symprov_loader *l;
+
+	(void)state;
+	set_config("test.a.status", "0");
+	set_config("test.a.path", "/dev/null");
+	set_config("test.a.content", "1");
+	l = symprov_loader_new(tp("a"), NULL, &host);
+	assert_int_equal(find_content(l, SYMPROV_CONTENT_SYMBOLS, &ans),
+			 SYMPROV_FOUND);
+	assert_int_equal(ans.content, SYMPROV_CONTENT_SYMBOLS);
+	assert_string_equal(ans.source, "a");
+	free(ans.path);
+	assert_int_equal(
+		count_lines(SYMPROV_LOG_DEBUG, "a: find a kind 1 content 1"), 1);
+	/* symbols only do not serve the whole file: asked again, and the
+	 * provider answering symbols to that is refused */
+	assert_int_equal(find_content(l, SYMPROV_CONTENT_FULL, &ans),
+			 SYMPROV_UNAVAILABLE);
+	assert_null(ans.path);
+	assert_int_equal(
+		count_lines(SYMPROV_LOG_DEBUG, "a: find a kind 1 content 0"), 1);
+	assert_int_equal(
+		count_lines(SYMPROV_LOG_WARN, "not what was asked for"), 1);
+	symprov_loader_delete(l);
+	teardown(NULL);
+
+	/* a whole file found serves the symbols-only request: not asked */
+	set_config("test.a.status", "0");
+	set_config("test.a.path", "/dev/null");
+	l = symprov_loader_new(tp("a"), NULL, &host);
+	assert_int_equal(find_content(l, SYMPROV_CONTENT_FULL, &ans),
+			 SYMPROV_FOUND);
+	free(ans.path);
+	assert_int_equal(find_content(l, SYMPROV_CONTENT_SYMBOLS, &ans),
+			 SYMPROV_FOUND);
+	assert_int_equal(ans.content, SYMPROV_CONTENT_FULL);
+	free(ans.path);
+	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "a: find"), 1);
+	symprov_loader_delete(l);
+	teardown(NULL);
+
+	/* ABI 1.0: asked for the whole file, whatever the host needs */
+	set_config("test.old.status", "0");
+	set_config("test.old.path", "/dev/null");
+	l = symprov_loader_new(tp("abi10"), NULL, &host);
+	assert_int_equal(find_content(l, SYMPROV_CONTENT_SYMBOLS, &ans),
+			 SYMPROV_FOUND);
+	assert_int_equal(ans.content, SYMPROV_CONTENT_FULL);
+	assert_string_equal(ans.source, "old");
+	free(ans.path);
+	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG,
+				     "old: find old kind 1 content 0"),
+			 1);
+	symprov_loader_delete(l);
+}
+
 /* With elevated privileges the environment is the user's: libdebuginfod
  * would take its URLs and cache from it, so the provider stays out. */
 static void test_debuginfod_secure(void **state)
@@ -629,12 +725,10 @@ static void test_invalid_request(void **state)
 	char *path;
 
 	(void)state;
-	assert_int_equal(symprov_loader_find(l, &req, &path),
-			 SYMPROV_UNAVAILABLE);
+	assert_int_equal(loader_find(l, &req, &path), SYMPROV_UNAVAILABLE);
 	req.build_id = bid;
 	req.build_id_len = 33;
-	assert_int_equal(symprov_loader_find(l, &req, &path),
-			 SYMPROV_UNAVAILABLE);
+	assert_int_equal(loader_find(l, &req, &path), SYMPROV_UNAVAILABLE);
 	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "a: find"), 0);
 	symprov_loader_delete(l);
 }
@@ -701,6 +795,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_debuginfod_secure, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_content, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_invalid_request, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_at_secure, setup,
