@@ -507,21 +507,27 @@ const char *symprov_status_str(int status)
 
 /*
  * Ask one provider; anything odd it returns becomes UNAVAILABLE.  A
- * provider of ABI 1.0 knows no content field: it is asked for the whole
- * file, which is what it returns.
+ * provider of ABI 1.0 knows no content field: it gets an ABI 1.0 request,
+ * for the whole file, which is what it returns.  Others get the host's
+ * request as it is, whatever its size.
  */
 static int slot_find(struct symprov_slot *slot,
 		     const struct symprov_request *host_req,
 		     struct symprov_answer *ans)
 {
+	const size_t v1_0 = offsetof(struct symprov_request, content);
 	const struct symprov_loader_host *host = &slot->loader->host;
 	struct symprov_result res = { .size = sizeof(res) };
-	struct symprov_request req = *host_req;
+	const struct symprov_request *req = host_req;
+	struct symprov_request old = { 0 };
 	int status;
 
-	if (slot->prov.abi_minor < 1)
-		req.content = SYMPROV_CONTENT_FULL;
-	status = slot->prov.find(slot->state, &req, &res);
+	if (slot->prov.abi_minor < 1 && host_req->size > v1_0) {
+		memcpy(&old, host_req, v1_0);
+		old.size = (uint32_t)v1_0;
+		req = &old;
+	}
+	status = slot->prov.find(slot->state, req, &res);
 
 	switch (status) {
 	case SYMPROV_FOUND:
@@ -532,7 +538,8 @@ static int slot_find(struct symprov_slot *slot,
 				slot->info.name);
 			status = SYMPROV_UNAVAILABLE;
 		} else if (res.content != SYMPROV_CONTENT_FULL &&
-			   res.content != req.content) {
+			   (!SYMPROV_HAS(req, content) ||
+			    res.content != req->content)) {
 			loader_log(
 				host, SYMPROV_LOG_WARN,
 				"symbol provider '%s' returned %s with content %u, not what was asked for",
