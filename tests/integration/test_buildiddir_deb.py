@@ -71,17 +71,17 @@ def main():
         for path, bid, kind in cases:
             res, secs = find(build, tree, bid, kind)
             ok = res.returncode == 0 and res.stdout.strip() == path
-            print('%s: %s %s (build ID %s) in %.2f s: %s' % (
+            print('%s: %s %s (build ID %s) in %.0f ms: %s' % (
                 'ok' if ok else 'FAIL', kind, os.path.relpath(path, tmp),
-                bid, secs, res.stdout.strip() or res.stderr.strip()))
+                bid, secs * 1000, res.stdout.strip() or res.stderr.strip()))
             sys.stdout.write(res.stderr)
             passed += ok
             failed += not ok
         # the same tree, asked for a build ID it does not have
         res, secs = find(build, tree, 'ff' * 20, 'kernel')
         ok = res.returncode == 2
-        print('%s: a build ID the package lacks: exit %d in %.2f s' % (
-            'ok' if ok else 'FAIL', res.returncode, secs))
+        print('%s: a build ID the package lacks: exit %d in %.0f ms' % (
+            'ok' if ok else 'FAIL', res.returncode, secs * 1000))
         passed += ok
         failed += not ok
     finally:
