@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * symprov.h: ABI for symbol providers.
+ * symprov.h: ABI for symbol providers.  A provider of any licence,
+ * proprietary included, may include it, under the BSD-2-Clause terms.
  *
  * A symbol provider is a shared object that a host (perf, the symprov
  * command) loads with dlopen() when it has no local file for a build ID,

@@ -81,7 +81,7 @@ def main():
     env = dict(os.environ, SYMPROV_TEST_PROVIDERS=os.path.join(
         build, 'tests', 'providers'))
     for t in ('test_loader', 'test_symprov_memo', 'test_symprov_verify', 'test_list',
-              'test_buildid', 'test_struct'):
+              'test_buildid', 'test_struct', 'test_buildiddir'):
         results.append(check(t, [os.path.join(build, 'tests', t)], env))
 
     tmp = tempfile.mkdtemp(prefix='symprov-vg-')
@@ -118,6 +118,22 @@ def main():
             results.append(check('symprov list', [
                 symprov, 'list', '--providers',
                 'libdebuginfodprov.so:libexampleprov.so:x.so'], env))
+        # the buildiddir provider: a .build-id link, then the kernel index
+        tree = os.path.join(tmp, 'tree')
+        os.makedirs(os.path.join(tree, '.build-id', BID[:2]))
+        os.makedirs(os.path.join(tree, 'boot'))
+        os.symlink(os.path.join(srv, 'f.elf'),
+                   os.path.join(tree, '.build-id', BID[:2], BID[2:]))
+        env = dict(os.environ, SYMPROV_BUILDIDDIR_DIRS=tree)
+        prov = ['--providers', 'libbuildiddirprov.so']
+        results.append(check('symprov find (buildiddir)',
+                             [symprov, 'find'] + prov + [BID], env))
+        os.rename(os.path.join(srv, 'f.elf'),
+                  os.path.join(tree, 'boot', 'vmlinux-x'))
+        results.append(check('symprov find (buildiddir, index)',
+                             [symprov, 'find'] + prov + [BID], env))
+        results.append(check('symprov check', [
+            symprov, 'check', 'libbuildiddirprov.so'], env))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     passed = sum(results)

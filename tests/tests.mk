@@ -15,7 +15,13 @@ TP_VARIANTS := \
 	sizesmall:-DTP_SIZE=24 \
 	sizehuge:-DTP_SIZE=100000 \
 	newer:-DTP_PAD=64 \
-	newerdirty:-DTP_PAD=64+-DTP_PAD_BYTE=1
+	newerdirty:-DTP_PAD=64+-DTP_PAD_BYTE=1 \
+	foundall:-DTP_STATUS=0+-DTP_PATH='"/bin/sh"' \
+	badstatus:-DTP_STATUS=42 \
+	readpast:-DTP_READ_PAST \
+	print:-DTP_PRINT \
+	exit:-DTP_EXIT \
+	hang:-DTP_HANG
 TP_NAMES := $(foreach v,$(TP_VARIANTS),$(firstword $(subst :, ,$(v))))
 TP_LIBS := $(patsubst %,$(TP_DIR)/libtp_%.so,$(TP_NAMES))
 
@@ -38,6 +44,7 @@ TP_LIBS += $(TP_DIR)/libtp_docexample.so
 
 UNIT_TESTS := test_loader test_struct test_buildid test_list test_symprov_memo \
 	      test_symprov_verify
+UNIT_TESTS += test_buildiddir
 UNIT_BINS := $(patsubst %,$(B)/tests/%,$(UNIT_TESTS))
 
 $(B)/tests/test_loader: $(call obj,tests/unit/test_loader.c $(LOADER_SRCS))
@@ -53,9 +60,17 @@ $(B)/tests/test_symprov_verify: EXTRA_LDFLAGS := -Wl,--build-id=0x$(TEST_VERIFY_
 $(call obj,tests/unit/test_symprov_verify.c): \
 	ALL_CPPFLAGS += -DTEST_BUILD_ID='"$(TEST_VERIFY_BUILD_ID)"'
 
+# test_buildiddir looks for itself in trees, by its known build ID.
+TEST_BDD_BUILD_ID := 0b1dd1d0000000000000000000000000000000b1
+$(B)/tests/test_buildiddir: $(call obj,tests/unit/test_buildiddir.c lib/symprov_buildid.c) \
+	$(B)/lib/libbuildiddirprov.so
+$(B)/tests/test_buildiddir: EXTRA_LDFLAGS := -Wl,--build-id=0x$(TEST_BDD_BUILD_ID)
+$(call obj,tests/unit/test_buildiddir.c): \
+	ALL_CPPFLAGS += -DTEST_BUILD_ID='"$(TEST_BDD_BUILD_ID)"'
+
 $(UNIT_BINS):
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ -lcmocka -ldl -lpthread \
+	$(CC) $(ALL_LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $(filter %.o,$^) -lcmocka -ldl -lpthread \
 		-ldw -lelf
 
 # The concurrency driver of the integration tests.
@@ -71,6 +86,13 @@ check-unit: $(TEST_DEPS)
 check-integration: $(TEST_DEPS)
 	@$(PYTHON) tests/integration/test_debuginfod.py --build $(B)
 	@$(PYTHON) tests/integration/test_symbols.py --build $(B)
+	@$(PYTHON) tests/integration/test_buildiddir.py --build $(B)
+	@$(PYTHON) tests/integration/test_check.py --build $(B)
+
+# The buildiddir provider on Debian's real kernel -dbg package, unpacked
+# (SYMPROV_KERNEL_DBG_DEB=path/to.deb; 318 MB, so not in check).
+check-buildiddir-deb: all
+	@$(PYTHON) tests/integration/test_buildiddir_deb.py --build $(B)
 
 # Server faults, local faults, races (root: tmpfs mounts, setpriv).
 check-faults: $(TEST_DEPS)
@@ -81,7 +103,7 @@ test: check-unit check-integration check-faults
 
 # The tests with threads, for TSAN=1.
 test-threads: $(TEST_DEPS)
-	@$(PYTHON) tests/run_unit.py $(B) test_symprov_memo
+	@$(PYTHON) tests/run_unit.py $(B) test_symprov_memo test_buildiddir
 	@$(PYTHON) tests/integration/test_debuginfod.py --build $(B) \
 		ProviderTest.test_threads_share_one_download
 
@@ -106,7 +128,8 @@ lint:
 # Everything: the plain build and its tests, the static checkers,
 # valgrind, a short fuzz run, the patch's freshness, then the tests again
 # under ASan+UBSan, the threaded ones under TSan, and perf end to end.
-check: test check-privilege lint check-valgrind check-fuzz check-perf-glue
+check: test check-privilege lint check-valgrind check-fuzz check-perf-glue \
+	check-install check-deb
 	$(MAKE) SAN=1 test
 	$(MAKE) TSAN=1 test-threads
 	$(MAKE) check-e2e

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "symprov_buildid.h"
+#include "symprov_check.h"
 #include "symprov_loader.h"
 #include "symprov_verify.h"
 
@@ -52,6 +53,7 @@ static const char usage_text[] =
 	"usage: symprov [-v] find [--kind kernel|debuginfo|executable] [--providers LIST]\n"
 	"                         [--no-debuginfod] [--no-cache] [--symbols-only] BUILD_ID\n"
 	"       symprov [-v] list [--providers LIST]\n"
+	"       symprov [-v] check [--timeout SECONDS] FILE.so\n"
 	"\n"
 	"LIST is a '"
 	":"
@@ -388,5 +390,8 @@ int main(int argc, char **argv)
 		return cmd_find(&cli, argc, argv);
 	if (!strcmp(cmd, "list"))
 		return cmd_list(&cli, argc, argv);
+	if (!strcmp(cmd, "check"))
+		return symprov_check_main(argc, argv, cli.verbose,
+					  cli_provider_dir);
 	return cli_usage_error("unknown command '%s'", cmd);
 }

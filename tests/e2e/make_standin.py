@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Build a stand-in vmlinux for the running kernel under another build ID.
 
 The stand-in is an ET_EXEC ELF whose .text section sits at the kernel's _text

@@ -357,4 +357,4 @@ class SymbolsTest(ServerTestCase):
 
 
 if __name__ == '__main__':
-    sys.exit(server_testcase.main('symbols', sys.modules[__name__]))
+    sys.exit(server_testcase.run_main('symbols', sys.modules[__name__]))
