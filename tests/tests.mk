@@ -61,7 +61,13 @@ $(B)/tests/concurrent_find: $(call obj,tests/integration/concurrent_find.c $(LOA
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
 
-TEST_DEPS := all $(TP_LIBS) $(UNIT_BINS) $(B)/tests/concurrent_find
+# The check of fetched files on files named on its command line.
+$(B)/tests/verify_elf: $(call obj,tests/fuzz/verify_elf.c lib/symprov_verify.c lib/symprov_buildid.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldw -lelf -lpthread
+
+TEST_DEPS := all $(TP_LIBS) $(UNIT_BINS) $(B)/tests/concurrent_find \
+	$(B)/tests/verify_elf
 
 check-unit: $(TEST_DEPS)
 	@$(PYTHON) tests/run_unit.py $(B) $(UNIT_TESTS)
