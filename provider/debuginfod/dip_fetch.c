@@ -108,7 +108,7 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	char hex[SYMPROV_BUILD_ID_HEX_MAX];
 	debuginfod_client *client;
 	const char *why, *env, *url;
-	char *file = NULL, server[512] = "", *cut;
+	char *file = NULL, server[512] = "";
 	long long announced;
 	bool transient = false;
 	struct stat st;
@@ -143,6 +143,8 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	/* the client goes back to the pool: keep the server a warning names */
 	url = fd >= 0 ? debuginfod_get_url(client) : NULL;
 	if (url) {
+		char *cut;
+
 		snprintf(server, sizeof(server), "%s", url);
 		cut = strstr(server, "/buildid/");
 		if (cut)
