@@ -24,7 +24,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: verify_elf BUILD_ID|- FILE...\n");
 		return 2;
 	}
-	if (strcmp(argv[1], "-")) {
+	if (strcmp(argv[1], "-") != 0) {
 		len = symprov_build_id_parse(argv[1], id, &why);
 		if (len < 0) {
 			fprintf(stderr, "verify_elf: build ID '%s': %s\n",

@@ -480,7 +480,7 @@ static void test_symbols_only(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest basics[] = {
+	static const struct CMUnitTest basics[] = {
 		cmocka_unit_test(test_own_build_id),
 		cmocka_unit_test(test_other_build_id),
 		cmocka_unit_test(test_not_elf),
@@ -488,22 +488,20 @@ int main(void)
 		cmocka_unit_test(test_opd_inside),
 		cmocka_unit_test(test_symbols_only),
 	};
-	struct CMUnitTest each[sizeof(damages) / sizeof(damages[0])];
+	enum { NB = sizeof(basics) / sizeof(basics[0]) };
+	enum { ND = sizeof(damages) / sizeof(damages[0]) };
+	struct CMUnitTest tests[NB + ND];
 	const char *why;
 	size_t i;
-	int failed;
 
 	if (symprov_build_id_parse(TEST_BUILD_ID, own_id, &why) != 20)
 		return 1;
-	for (i = 0; i < sizeof(each) / sizeof(each[0]); i++)
-		each[i] = (struct CMUnitTest){
+	memcpy(tests, basics, sizeof(basics));
+	for (i = 0; i < ND; i++)
+		tests[NB + i] = (struct CMUnitTest){
 			.name = damages[i].name,
 			.test_func = test_damage,
 			.initial_state = (void *)&damages[i],
 		};
-	failed = cmocka_run_group_tests_name("verify", basics, NULL, NULL);
-	failed += _cmocka_run_group_tests("verify damage", each,
-					  sizeof(each) / sizeof(each[0]), NULL,
-					  NULL);
-	return failed ? 1 : 0;
+	return _cmocka_run_group_tests("verify", tests, NB + ND, NULL, NULL);
 }
