@@ -195,6 +195,8 @@ static const char *symprov_symtab_damage(Elf *elf, Elf_Scn *scn,
 		return "symbol table too large";
 	if (shdr->sh_flags & SHF_COMPRESSED)
 		return "symbol table is compressed";
+	if (!shdr->sh_size)
+		return NULL; /* perf reads no name */
 	if (!shdr->sh_link || shdr->sh_link >= shnum)
 		return "symbol table's string table index out of range";
 	why = symprov_strtab_damage(elf, shdr->sh_link, false);

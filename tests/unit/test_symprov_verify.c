@@ -411,6 +411,24 @@ static void test_opd_inside(void **state)
 	free(im.buf);
 }
 
+/* An empty symbol table needs no string table: perf reads no name. */
+static void test_empty_symtab(void **state)
+{
+	Elf64_Shdr *dynsym;
+	struct image im;
+
+	(void)state;
+	load_self(&im);
+	dynsym = shdr_of(&im, scn_of(&im, ".dynsym"));
+	dynsym->sh_size = 0;
+	dynsym->sh_link = 0;
+	assert_null(verify_image(&im));
+	dynsym->sh_entsize = 0; /* but perf divides by its entry size */
+	assert_string_equal(verify_image(&im),
+			    "symbol table entry size is not that of a symbol");
+	free(im.buf);
+}
+
 static size_t align_up(size_t n, size_t a)
 {
 	return a > 1 ? (n + a - 1) / a * a : n;
@@ -486,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_not_elf),
 		cmocka_unit_test(test_note_without_data),
 		cmocka_unit_test(test_opd_inside),
+		cmocka_unit_test(test_empty_symtab),
 		cmocka_unit_test(test_symbols_only),
 	};
 	enum { NB = sizeof(basics) / sizeof(basics[0]) };
