@@ -4,7 +4,7 @@
 perf.
 
     fuzz_perf.py --build B [--perf PERF] [--seconds S] [--seed N]
-                 [--base VMLINUX]... [--all] [--workdir DIR]
+                 [--jobs 2] [--base VMLINUX]... [--all] [--workdir DIR]
 
 Records a short profile with PERF (root) and builds the stand-in vmlinux
 of its kernel (tests/lib/vmlinux_fixture.py); --base adds other vmlinux
@@ -27,12 +27,14 @@ when one did, 2 when it could not run.
 """
 import argparse
 import collections
+import itertools
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -74,6 +76,7 @@ class Fuzzer:
         self.counts = collections.Counter()
         self.reasons = collections.Counter()
         self.gaps = []
+        self.lock = threading.Lock()
 
     def check(self, path):
         """None when the check accepts PATH, else its reason."""
@@ -100,40 +103,58 @@ class Fuzzer:
             proc.wait()
             return 'timeout'
 
-    def one(self, base):
-        desc, data = base.mutator.mutant()
-        path = os.path.join(self.work, 'mutant.elf')
+    def one(self, base, path):
+        with self.lock:
+            desc, data = base.mutator.mutant()
         vmlinux_fixture.write_sparse(path, data)
         why = self.check(path)
-        self.counts['mutants'] += 1
-        if why:
-            self.reasons[why] += 1
-            if not self.args.all:
-                return
-        else:
-            self.counts['accepted'] += 1
+        with self.lock:
+            self.counts['mutants'] += 1
+            self.counts['accepted' if not why else 'rejected'] += 1
+            if why:
+                self.reasons[why] += 1
+        if why and not self.args.all:
+            return
         rc = self.perf_report(path, base.profile)
-        self.counts['perf runs'] += 1
-        if rc == 'timeout' or rc < 0:
+        with self.lock:
+            self.counts['perf runs'] += 1
+            if rc != 'timeout' and rc >= 0:
+                return
             what = 'timeout' if rc == 'timeout' else \
                 signal.Signals(-rc).name
             if why:
                 self.counts['rejected, perf %s' % what] += 1
                 return
-            self.counts['accepted, perf %s' % what] += 1
             keep = os.path.join(self.work, 'gap-%d.elf' % len(self.gaps))
             shutil.copyfile(path, keep)
-            self.gaps.append('%s of %s: perf %s (%s)' % (desc, base.name,
-                                                         what, keep))
+            self.gaps.append(keep)
             say('GAP: accepted %s of %s, perf report ended with %s; '
                 'mutant kept as %s' % (desc, base.name, what, keep))
 
     def run(self, bases):
+        """ARGS.jobs workers, each one mutant and one perf at a time."""
         deadline = time.monotonic() + self.args.seconds
-        i = 0
-        while time.monotonic() < deadline:
-            self.one(bases[i % len(bases)])
-            i += 1
+        turn = itertools.count()
+        errors = []
+
+        def work(job):
+            path = os.path.join(self.work, 'mutant%d.elf' % job)
+            try:
+                while time.monotonic() < deadline and not errors:
+                    with self.lock:
+                        base = bases[next(turn) % len(bases)]
+                    self.one(base, path)
+            except (E2EError, OSError, subprocess.SubprocessError) as e:
+                errors.append(e)
+
+        workers = [threading.Thread(target=work, args=(j,))
+                   for j in range(self.args.jobs)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        if errors:
+            raise errors[0]
         c = self.counts
         say('%d mutants of %s in %d s: %d accepted by the check, %d perf '
             'runs, %d accepted mutants ended perf on a signal or timeout'
@@ -170,6 +191,8 @@ def main():
                     help='default: from the time, printed')
     ap.add_argument('--base', action='append', default=[],
                     help='another vmlinux to mutate')
+    ap.add_argument('--jobs', type=int, default=2,
+                    help='mutants checked and perf runs at once')
     ap.add_argument('--all', action='store_true',
                     help='run perf on rejected mutants too')
     ap.add_argument('--workdir', help='kept; default: a temporary one, '
