@@ -62,11 +62,11 @@ static const char *symprov_elf_outside(Elf *elf, int fd)
 	struct stat st;
 	GElf_Ehdr ehdr;
 	Elf_Scn *scn = NULL;
-	size_t i, n;
+	size_t i, n, phnum;
 	uint64_t size;
 
 	if (fstat(fd, &st) || !gelf_getehdr(elf, &ehdr) ||
-	    elf_getshdrnum(elf, &n) || elf_getphdrnum(elf, &i))
+	    elf_getshdrnum(elf, &n) || elf_getphdrnum(elf, &phnum))
 		return "damaged ELF header";
 	size = (uint64_t)st.st_size;
 	if ((ehdr.e_shnum && n != ehdr.e_shnum) || (!n) != (!ehdr.e_shoff) ||
@@ -84,8 +84,7 @@ static const char *symprov_elf_outside(Elf *elf, int fd)
 		    !symprov_inside(shdr.sh_offset, shdr.sh_size, size))
 			return "file is truncated: a section ends past its end";
 	}
-	n = i;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < phnum; i++) {
 		GElf_Phdr phdr;
 
 		if (!gelf_getphdr(elf, (int)i, &phdr) ||
