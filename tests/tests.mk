@@ -78,7 +78,13 @@ $(B)/tests/concurrent_find: $(call obj,tests/integration/concurrent_find.c $(LOA
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
 
-TEST_DEPS := all $(TP_LIBS) $(UNIT_BINS) $(B)/tests/concurrent_find
+# The check of fetched files on files named on its command line.
+$(B)/tests/verify_elf: $(call obj,tests/fuzz/verify_elf.c lib/symprov_verify.c lib/symprov_buildid.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldw -lelf -lpthread
+
+TEST_DEPS := all $(TP_LIBS) $(UNIT_BINS) $(B)/tests/concurrent_find \
+	$(B)/tests/verify_elf
 
 check-unit: $(TEST_DEPS)
 	@$(PYTHON) tests/run_unit.py $(B) $(UNIT_TESTS)
@@ -97,6 +103,11 @@ check-buildiddir-deb: all
 # Server faults, local faults, races (root: tmpfs mounts, setpriv).
 check-faults: $(TEST_DEPS)
 	@$(PYTHON) tests/integration/test_faults.py --build $(B)
+
+# Files with the right build ID and a damaged header or table, through
+# symprov and the patched perf (root: perf record).
+check-hostile: $(TEST_DEPS) perf
+	@$(PYTHON) tests/integration/test_hostile.py --build $(B)
 
 # The tests of one build ($(B)).
 test: check-unit check-integration check-faults
@@ -129,13 +140,13 @@ lint:
 # valgrind, a short fuzz run, the patch's freshness, then the tests again
 # under ASan+UBSan, the threaded ones under TSan, and perf end to end.
 check: test check-privilege lint check-valgrind check-fuzz check-perf-glue \
-	check-install check-deb
+	check-install check-deb check-hostile check-fuzz-perf
 	$(MAKE) SAN=1 test
 	$(MAKE) TSAN=1 test-threads
 	$(MAKE) check-e2e
 	$(MAKE) check-perf-variants
 
-.PHONY: check test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint
+.PHONY: check test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint check-hostile
 
 
 # libFuzzer targets (clang): a short bounded run in check, longer by
@@ -163,10 +174,38 @@ $(FUZZ_SEEDS): tests/fuzz/make_symbols_seed.py tests/lib/elf_fixtures.py
 	@mkdir -p $(dir $@)
 	$(PYTHON) tests/fuzz/make_symbols_seed.py $@
 
+# The check of fetched files, and a model of what perf reads of the files
+# it accepts; seeded with small ELF files of each kind.
+FUZZ_VERIFY_SEEDS := $(patsubst %,build/fuzz/fuzz_verify.corpus/seed%,.o 32.o .exe 32.exe .so)
+build/fuzz/fuzz_verify: tests/fuzz/fuzz_verify.c lib/symprov_verify.c | $(FUZZ_VERIFY_SEEDS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -g -O1 -Iinclude -Ilib -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -o $@ $^ -ldw -lelf
+FUZZ_SEED_LDFLAGS := -nostdlib -Wl,--build-id -Wl,-z,max-page-size=0x10 \
+	-Wl,-z,noseparate-code -Wl,-z,norelro
+FUZZ_SEED_.o := -c
+FUZZ_SEED_32.o := -m32 -c
+FUZZ_SEED_.exe := -static $(FUZZ_SEED_LDFLAGS)
+FUZZ_SEED_32.exe := -m32 -static $(FUZZ_SEED_LDFLAGS)
+FUZZ_SEED_.so := -shared -fPIC $(FUZZ_SEED_LDFLAGS)
+build/fuzz/fuzz_verify.corpus/seed%: tests/fuzz/seed.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 $(FUZZ_SEED_$*) -o $@ $<
+FUZZ_BINS += build/fuzz/fuzz_verify
+
 check-fuzz: $(FUZZ_BINS) $(FUZZ_SEEDS)
 	@$(PYTHON) tests/run_fuzz.py $(FUZZ_CHECK_SECONDS) $(FUZZ_BINS)
 
-fuzz: $(FUZZ_BINS) $(FUZZ_SEEDS)
-	@$(PYTHON) tests/run_fuzz.py $(FUZZ_SECONDS) $(FUZZ_BINS)
+# perf report on mutants of a vmlinux the check accepts (root); `make
+# fuzz` also mutates the vmlinux files in FUZZ_VMLINUX.
+FUZZ_PERF_CHECK_SECONDS ?= 60
+check-fuzz-perf: all perf $(B)/tests/verify_elf
+	@$(PYTHON) tests/fuzz/fuzz_perf.py --build $(B) \
+		--seconds $(FUZZ_PERF_CHECK_SECONDS)
 
-.PHONY: check-fuzz fuzz
+fuzz: $(FUZZ_BINS) $(FUZZ_SEEDS) all perf $(B)/tests/verify_elf
+	@$(PYTHON) tests/run_fuzz.py $(FUZZ_SECONDS) $(FUZZ_BINS)
+	@$(PYTHON) tests/fuzz/fuzz_perf.py --build $(B) --seconds $(FUZZ_SECONDS) \
+		$(addprefix --base ,$(FUZZ_VMLINUX))
+
+.PHONY: check-fuzz check-fuzz-perf fuzz

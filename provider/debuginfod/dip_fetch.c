@@ -11,6 +11,7 @@
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -142,8 +143,8 @@ int dip_fetch_target(struct dip_client_pool *pool,
 	};
 	char hex[SYMPROV_BUILD_ID_HEX_MAX];
 	debuginfod_client *client;
-	const char *why, *env;
-	char *file = NULL;
+	const char *why, *env, *url;
+	char *file = NULL, server[512] = "";
 	long long announced;
 	bool transient = false;
 	struct stat st;
@@ -176,6 +177,16 @@ int dip_fetch_target(struct dip_client_pool *pool,
 		fd = dip_query_once(client, t, req, &file);
 	}
 	announced = fd >= 0 ? dip_announced_size(client) : -1;
+	/* the client goes back to the pool: keep the server a warning names */
+	url = fd >= 0 ? debuginfod_get_url(client) : NULL;
+	if (url) {
+		char *cut;
+
+		snprintf(server, sizeof(server), "%s", url);
+		cut = strstr(server, "/buildid/");
+		if (cut)
+			*cut = '\0';
+	}
 	if (vfd >= 0) {
 		env = getenv("DEBUGINFOD_VERBOSE");
 		debuginfod_set_verbose_fd(client, -1);
@@ -245,9 +256,11 @@ int dip_fetch_target(struct dip_client_pool *pool,
 		why = NULL;
 	if (why) {
 		close(fd);
+		/* no URL: libdebuginfod found it in its cache */
 		dip_log(host, SYMPROV_LOG_WARN,
-			"%s from the debuginfod server for build ID %s rejected: %s; removed from the cache",
-			file, hex, why);
+			"build ID %s: %s from %s rejected: %s; removed from the cache",
+			hex, dip_type_str(type),
+			*server ? server : "the client cache", why);
 		/* Served from the cache next time otherwise. */
 		if (file)
 			unlink(file);
