@@ -259,7 +259,7 @@ int dip_fetch_target(struct dip_client_pool *pool,
 		/* no URL: libdebuginfod found it in its cache */
 		dip_log(host, SYMPROV_LOG_WARN,
 			"build ID %s: %s from %s rejected: %s; removed from the cache",
-			hex, dip_type_str(type),
+			hex, t->what,
 			*server ? server : "the client cache", why);
 		/* Served from the cache next time otherwise. */
 		if (file)
