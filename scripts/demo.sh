@@ -185,7 +185,7 @@ perf_report "$WORK/moved.data" "$WORK/home-after" \
 show "$WORK/report-after.txt"
 show_stderr "$WORK/report-after.err"
 if grep -q 'No kallsyms or vmlinux' "$WORK/report-after.err"; then
-	echo "  (perf prints that before it asks the providers: perf/README-perf.md, Limits)"
+	echo "  (perf prints that before it asks the providers: docs/PERF.md, Limits)"
 fi
 
 say "debuginfod responses (code type count)"

@@ -230,6 +230,7 @@ do_checkout() {
 # The combined patch of the tree's base..HEAD on stdout.
 combined_patch() {
 	cat <<-EOF
+	SPDX-License-Identifier: GPL-2.0
 	perf-glue.patch: symbol providers (symprov) for perf, linux-source-6.12.
 
 	The patches of perf-glue/ in one, made by scripts/perf-series.sh: do not
