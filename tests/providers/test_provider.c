@@ -3,9 +3,12 @@
  * A provider for the loader's tests, built many times with -D switches
  * into good and broken variants.  Its answers come from the host's config:
  * "test.<name>.status" (a number), "test.<name>.path",
- * "test.<name>.content" (a number, for symprov_result.content), and with
+ * "test.<name>.content" (a number, for symprov_result.content),
+ * "test.<name>.error" (a number, for symprov_result.error), and with
  * "test.<name>.progress" set it calls the host's progress once.  It logs
- * each call with what was asked, so the tests can count them.
+ * each call with what was asked, so the tests can count them.  With
+ * -DTP_KEY_PREFIX='"symprov.test"' the keys are "symprov.test.<name>.*",
+ * the ones perf passes to providers.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +19,9 @@
 
 #ifndef TP_NAME
 #define TP_NAME "tp"
+#endif
+#ifndef TP_KEY_PREFIX
+#define TP_KEY_PREFIX "test"
 #endif
 #ifndef TP_ABI_MAJOR
 #define TP_ABI_MAJOR SYMPROV_ABI_MAJOR
@@ -43,7 +49,7 @@ static const char *tp_config(const char *what)
 {
 	char key[128];
 
-	snprintf(key, sizeof(key), "test.%s.%s", TP_NAME, what);
+	snprintf(key, sizeof(key), "%s.%s.%s", TP_KEY_PREFIX, TP_NAME, what);
 	return tp_host->config ? tp_host->config(tp_host->data, key) : NULL;
 }
 
@@ -66,6 +72,7 @@ static int tp_find(void *state, const struct symprov_request *req,
 	const char *path = tp_config("path");
 	const char *progress = tp_config("progress");
 	const char *content = tp_config("content");
+	const char *error = tp_config("error");
 
 	tp_host->log(tp_host->data, SYMPROV_LOG_DEBUG,
 		     "find %s kind %u content %u", (const char *)state,
@@ -77,6 +84,8 @@ static int tp_find(void *state, const struct symprov_request *req,
 		res->path = strdup(path);
 	if (content && SYMPROV_HAS(res, content))
 		res->content = (uint32_t)atoi(content);
+	if (error)
+		res->error = atoi(error);
 	return status ? atoi(status) : SYMPROV_NOT_FOUND;
 }
 
