@@ -83,6 +83,7 @@ include tests/tests.mk
 # shares with us and the perf-side sources under perf/.
 PERF_GLUE_SRCS := scripts/gen-perf-glue.sh perf/perf-hunks.patch \
 	perf/util/symprov.c perf/util/symprov.h perf/util/symprov/Build \
+	perf/ui/symprov.c perf/ui/symprov.h \
 	include/symprov.h lib/symprov_loader.c lib/symprov_loader.h \
 	lib/symprov_list.c lib/symprov_list.h lib/symprov_memo.c \
 	lib/symprov_memo.h
@@ -114,7 +115,7 @@ demo: all
 	bash scripts/demo.sh
 
 # perf report on a profile of a kernel that is not installed (root).
-check-e2e: all perf
+check-e2e: all perf $(TP_DIR)/libtp_perfsym.so
 	@$(PYTHON) tests/e2e/run_e2e.py
 
 PREFIX ?= /usr/local

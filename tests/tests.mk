@@ -15,7 +15,8 @@ TP_VARIANTS := \
 	sizesmall:-DTP_SIZE=24 \
 	sizehuge:-DTP_SIZE=100000 \
 	newer:-DTP_PAD=64 \
-	newerdirty:-DTP_PAD=64+-DTP_PAD_BYTE=1
+	newerdirty:-DTP_PAD=64+-DTP_PAD_BYTE=1 \
+	perfsym:-DTP_NAME='"sym"'+-DTP_KEY_PREFIX='"symprov.test"'
 TP_NAMES := $(foreach v,$(TP_VARIANTS),$(firstword $(subst :, ,$(v))))
 TP_LIBS := $(patsubst %,$(TP_DIR)/libtp_%.so,$(TP_NAMES))
 

@@ -14,46 +14,47 @@
  *  - a bare provider name is looked for in <exec-path>/symprov/ first,
  *    except under AT_SECURE;
  *  - the host services: perf config lookup, logging through pr_*(), and
- *    in stdio mode on a terminal a progress line with the keys 's' (skip
- *    this fetch) and 'd' (disable the providers for this session);
+ *    progress through ui/symprov.c, which shows the fetch and reads its
+ *    keys;
  *  - the opt-outs passed to the providers as host flags: --no-debuginfod
  *    or core.debuginfod=false, and buildid.dir=/dev/null (no build-id
  *    cache);
- *  - one request at a time, for the progress line and the keys; the loader
+ *  - what is asked for: the symbols only, unless the tool needs the
+ *    kernel's DWARF or code (symbol_conf.symprov_full) or the user wants
+ *    the whole file (symprov.content=full); a file with the symbols only
+ *    is swapped for the whole one when perf annotate needs its code;
+ *  - one request at a time, for the progress and the keys; the loader
  *    remembers the answers, so a build ID is asked for once a session.
  *
  * Nothing is loaded before a kernel's symbols are found missing, and
  * nothing at all when no provider is configured.
  */
+#include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <termios.h>
-#include <time.h>
-#include <unistd.h>
 #include <linux/compiler.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
-#include <linux/time64.h>
 #include <linux/zalloc.h>
 #include <subcmd/exec-cmd.h>
 
 #include "build-id.h"
+#include "callchain.h"
 #include "config.h"
 #include "debug.h"
 #include "mutex.h"
+#include "sort.h"
 #include "symbol_conf.h"
 #include "symprov.h"
-#include "term.h"
 #include "symprov/symprov_loader.h"
-#include "../ui/ui.h"
+#include "../ui/symprov.h"
 
 #define SYMPROV_CONFIG_PROVIDERS "symprov.providers"
-#define SYMPROV_PROGRESS_INTERVAL_NS (200 * NSEC_PER_MSEC)
+#define SYMPROV_CONFIG_CONTENT "symprov.content"
 
 struct symprov_config_item {
 	char *key;
@@ -71,27 +72,21 @@ static struct {
 	struct symprov_loader *loader;
 	struct symprov_config_item *config;
 	size_t nr_config;
+	/* The requests told about, for one line each a session */
+	struct symprov_told *told;
+	size_t nr_told;
 } symprov;
 
-/* The request under way, for the progress callback */
-static struct {
-	struct mutex lock;
-	bool interactive;
-	bool shown;
-	int action;
-	u64 last_ns;
-	struct termios old_term;
+struct symprov_told {
 	char sbuild_id[SBUILD_ID_SIZE];
-} symprov_fetch;
-
-/* SIGINT or SIGTERM came during a request: stop asking */
-static volatile sig_atomic_t symprov_interrupted;
+	u32 content; /* asked */
+	char *symbols_only; /* the file found, when it holds the symbols only */
+};
 
 static void symprov__init_locks(void)
 {
 	mutex_init(&symprov.fetch_lock);
 	mutex_init(&symprov.lock);
-	mutex_init(&symprov_fetch.lock);
 }
 
 static const char *symprov__config(void *data __maybe_unused, const char *key)
@@ -168,17 +163,6 @@ static void symprov__read_config(bool secure)
 	}
 }
 
-/* Clear the progress line before anything else is printed */
-static void symprov__clear_progress(void)
-{
-	mutex_lock(&symprov_fetch.lock);
-	if (symprov_fetch.shown) {
-		fputs("\r\033[K", stderr);
-		symprov_fetch.shown = false;
-	}
-	mutex_unlock(&symprov_fetch.lock);
-}
-
 static void symprov__log(void *data __maybe_unused, int level,
 			 const char *provider, const char *msg)
 {
@@ -186,7 +170,7 @@ static void symprov__log(void *data __maybe_unused, int level,
 
 	if (!provider)
 		provider = "";
-	symprov__clear_progress();
+	symprov_ui__clear();
 	switch (level) {
 	case SYMPROV_LOG_ERROR:
 		pr_err("symprov: %s%s%s\n", provider, sep, msg);
@@ -203,146 +187,11 @@ static void symprov__log(void *data __maybe_unused, int level,
 	}
 }
 
-static u64 symprov__now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
-static void symprov__read_keys(void)
-{
-	char c;
-
-	while (read(STDIN_FILENO, &c, 1) == 1) {
-		if (c == 's' &&
-		    symprov_fetch.action == SYMPROV_PROGRESS_CONTINUE)
-			symprov_fetch.action = SYMPROV_PROGRESS_SKIP;
-		else if (c == 'd')
-			symprov_fetch.action = SYMPROV_PROGRESS_STOP;
-	}
-}
-
-static void symprov__show_progress(const char *provider, uint64_t done,
-				   uint64_t total)
-{
-	const double mib = 1024 * 1024;
-	u64 now = symprov__now_ns();
-	char size[64];
-
-	if (symprov_fetch.shown && done != total &&
-	    now - symprov_fetch.last_ns < SYMPROV_PROGRESS_INTERVAL_NS)
-		return;
-	symprov_fetch.last_ns = now;
-	symprov_fetch.shown = true;
-
-	if (total)
-		scnprintf(size, sizeof(size), "%.1f/%.1f MiB", done / mib,
-			  total / mib);
-	else
-		scnprintf(size, sizeof(size), "%.1f MiB", done / mib);
-	fprintf(stderr,
-		"\rsymprov: %.16s: vmlinux %.12s: %s  [s]kip [d]isable\033[K",
-		provider ?: "?", symprov_fetch.sbuild_id, size);
-}
-
 static int symprov__progress(void *data __maybe_unused, const char *provider,
 			     const struct symprov_request *req __maybe_unused,
 			     uint64_t done, uint64_t total)
 {
-	int action;
-
-	mutex_lock(&symprov_fetch.lock);
-	if (symprov_fetch.interactive) {
-		symprov__read_keys();
-		symprov__show_progress(provider, done, total);
-	}
-	if (symprov_interrupted)
-		symprov_fetch.action = SYMPROV_PROGRESS_STOP;
-	action = symprov_fetch.action;
-	mutex_unlock(&symprov_fetch.lock);
-	return action;
-}
-
-static struct sigaction symprov_old_sigint, symprov_old_sigterm;
-
-/*
- * Ctrl-C or SIGTERM during a request stops the providers for the session,
- * then does what it did before: perf report's handler ends the session; a
- * default action ends perf, with the terminal's echo put back first.
- */
-static void symprov__signal(int sig)
-{
-	struct sigaction *old = sig == SIGINT ? &symprov_old_sigint :
-						&symprov_old_sigterm;
-
-	symprov_interrupted = 1;
-	if (old->sa_handler == SIG_IGN)
-		return;
-	if (old->sa_handler != SIG_DFL) {
-		old->sa_handler(sig);
-		return;
-	}
-	tcsetattr(STDIN_FILENO, TCSAFLUSH, &symprov_fetch.old_term);
-	sigaction(sig, old, NULL);
-	raise(sig);
-}
-
-static void symprov__catch_signals(bool catch)
-{
-	struct sigaction sa = { .sa_handler = symprov__signal };
-
-	if (catch) {
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, &symprov_old_sigint);
-		sigaction(SIGTERM, &sa, &symprov_old_sigterm);
-	} else {
-		sigaction(SIGINT, &symprov_old_sigint, NULL);
-		sigaction(SIGTERM, &symprov_old_sigterm, NULL);
-	}
-}
-
-static void symprov__fetch_begin(const struct build_id *bid)
-{
-	struct termios term;
-
-	mutex_lock(&symprov_fetch.lock);
-	build_id__sprintf(bid, symprov_fetch.sbuild_id);
-	symprov_fetch.action = SYMPROV_PROGRESS_CONTINUE;
-	symprov_fetch.shown = false;
-	/*
-	 * Keys are read in stdio mode on a terminal, unless something else
-	 * reads them already, like the 'perf top' display thread, which
-	 * turns canonical mode off.
-	 */
-	symprov_fetch.interactive = use_browser <= 0 && isatty(STDIN_FILENO) &&
-				    isatty(STDERR_FILENO) &&
-				    !tcgetattr(STDIN_FILENO, &term) &&
-				    (term.c_lflag & ICANON);
-	if (symprov_fetch.interactive) {
-		set_term_quiet_input(&symprov_fetch.old_term);
-		symprov__catch_signals(true);
-	}
-	mutex_unlock(&symprov_fetch.lock);
-}
-
-static int symprov__fetch_end(void)
-{
-	int action;
-
-	mutex_lock(&symprov_fetch.lock);
-	if (symprov_fetch.interactive) {
-		if (symprov_fetch.shown)
-			fputs("\r\033[K", stderr);
-		tcsetattr(STDIN_FILENO, TCSAFLUSH, &symprov_fetch.old_term);
-		symprov__catch_signals(false);
-	}
-	symprov_fetch.interactive = false;
-	symprov_fetch.shown = false;
-	action = symprov_fetch.action;
-	mutex_unlock(&symprov_fetch.lock);
-	return action;
+	return symprov_ui__progress(provider, done, total);
 }
 
 /*
@@ -436,24 +285,131 @@ bool symprov__enabled(void)
 	return enabled;
 }
 
-char *symprov__find_vmlinux(const struct build_id *bid, bool guest)
+void symprov__no_keys(void)
+{
+	symprov_ui__no_keys();
+}
+
+/* A sort key or field @key needs DWARF: srcline*, srcfile, type* */
+static bool symprov__key_needs_full(const char *key, size_t len)
+{
+	/* perf takes the first key @key is a prefix of: "s" is symbol */
+	return len >= 2 && (!strncasecmp(key, "sr", 2) ||
+			    !strncasecmp(key, "ty", 2));
+}
+
+static bool symprov__keys_need_full(const char *keys)
+{
+	size_t len;
+
+	while (keys && *keys) {
+		keys += strspn(keys, ", +");
+		len = strcspn(keys, ", ");
+		if (symprov__key_needs_full(keys, len))
+			return true;
+		keys += len;
+	}
+	return false;
+}
+
+/*
+ * Not --inline, on by default: perf expands inlined functions only in
+ * callchains unwound with DWARF, which never hold kernel frames.
+ */
+bool symprov__sort_needs_full(void)
+{
+	return symprov__keys_need_full(sort_order) ||
+	       symprov__keys_need_full(field_order) ||
+	       callchain_param.key != CCKEY_FUNCTION;
+}
+
+/*
+ * What a kernel's file must hold: the symbols, unless the tool needs its
+ * DWARF or code (symbol_conf.symprov_full, set by the tools from their
+ * options) or the user wants the whole file (symprov.content=full).
+ */
+static u32 symprov__content(void)
+{
+	const char *content = symprov__config(NULL, SYMPROV_CONFIG_CONTENT);
+
+	if (symbol_conf.symprov_full)
+		return SYMPROV_CONTENT_FULL;
+	if (!content || !strcmp(content, "symbols"))
+		return SYMPROV_CONTENT_SYMBOLS;
+	if (strcmp(content, "full"))
+		pr_warning_once("symprov: %s=%s is not 'symbols' or 'full': asking for the whole file\n",
+				SYMPROV_CONFIG_CONTENT, content);
+	return SYMPROV_CONTENT_FULL;
+}
+
+/*
+ * Remember the answer to a request, with symprov.lock held.  Returns true
+ * the first time, when its line is to be shown.
+ */
+static bool symprov__tell_once(const char *sbuild_id, u32 content,
+			       const struct symprov_answer *ans)
+{
+	struct symprov_told *told;
+	size_t i;
+
+	for (i = 0; i < symprov.nr_told; i++) {
+		told = &symprov.told[i];
+		if (told->content == content &&
+		    !strcmp(told->sbuild_id, sbuild_id))
+			return false;
+	}
+	told = realloc(symprov.told, (symprov.nr_told + 1) * sizeof(*told));
+	if (!told)
+		return true;
+	symprov.told = told;
+	told = &symprov.told[symprov.nr_told++];
+	strlcpy(told->sbuild_id, sbuild_id, sizeof(told->sbuild_id));
+	told->content = content;
+	told->symbols_only = NULL;
+	if (ans->status == SYMPROV_FOUND &&
+	    ans->content == SYMPROV_CONTENT_SYMBOLS)
+		told->symbols_only = strdup(ans->path);
+	return true;
+}
+
+/* @path is a file a provider gave with the symbols only */
+static bool symprov__symbols_only(const char *path)
+{
+	bool found = false;
+	size_t i;
+
+	mutex_lock(&symprov.lock);
+	for (i = 0; i < symprov.nr_told && !found; i++)
+		found = symprov.told[i].symbols_only &&
+			!strcmp(symprov.told[i].symbols_only, path);
+	mutex_unlock(&symprov.lock);
+	return found;
+}
+
+/*
+ * Ask the providers for the whole file or what symprov__content() says,
+ * showing the fetch; the status, also in ans->status.
+ */
+static int symprov__fetch(const struct build_id *bid, const char *dso_name,
+			  bool whole, struct symprov_answer *ans)
 {
 	struct symprov_request req = {
 		.size = sizeof(req),
 		.kind = SYMPROV_KIND_KERNEL,
 		.build_id = bid->data,
 		.build_id_len = bid->size,
-		.dso_name = guest ? "[guest.kernel.kallsyms]" :
-				    "[kernel.kallsyms]",
+		.dso_name = dso_name,
 	};
-	struct symprov_answer ans;
+	char sbuild_id[SBUILD_ID_SIZE], what[64];
 	struct symprov_loader *loader;
-	char sbuild_id[SBUILD_ID_SIZE];
-	char *path = NULL;
-	int status, action;
+	u32 content;
+	bool tell;
+	int action;
 
+	memset(ans, 0, sizeof(*ans));
+	ans->status = SYMPROV_DISABLED;
 	if (!bid->size || bid->size > SYMPROV_BUILD_ID_MAX)
-		return NULL;
+		return ans->status;
 
 	pthread_once(&symprov_once, symprov__init_locks);
 	mutex_lock(&symprov.fetch_lock);
@@ -465,29 +421,56 @@ char *symprov__find_vmlinux(const struct build_id *bid, bool guest)
 	if (!loader || symprov_loader_stopped(loader))
 		goto out;
 
+	content = whole ? SYMPROV_CONTENT_FULL : symprov__content();
+	req.content = content;
 	build_id__sprintf(bid, sbuild_id);
-	pr_debug("symprov: looking for the vmlinux with build ID %s\n",
+	scnprintf(what, sizeof(what), "%svmlinux %.12s",
+		  content == SYMPROV_CONTENT_SYMBOLS ? "symbols of " : "",
+		  sbuild_id);
+	pr_debug("symprov: asking for the %s of the vmlinux with build ID %s\n",
+		 content == SYMPROV_CONTENT_SYMBOLS ? "symbols" : "whole file",
 		 sbuild_id);
-	symprov__fetch_begin(bid);
-	/* The loader remembers the answer: asked once a session */
-	status = symprov_loader_find(loader, &req, &ans);
-	path = ans.path;
-	action = symprov__fetch_end();
 
-	if (status == SYMPROV_FOUND)
-		pr_debug("symprov: vmlinux with build ID %s: %s\n", sbuild_id,
-			 path);
-	else
-		pr_debug("symprov: vmlinux with build ID %s: %s\n", sbuild_id,
-			 symprov_status_str(status));
-	if (symprov_loader_stopped(loader))
-		pr_warning("symprov: providers disabled for this session\n");
-	else if (action == SYMPROV_PROGRESS_SKIP)
-		pr_warning("symprov: skipped the vmlinux with build ID %s\n",
-			   sbuild_id);
+	symprov_ui__begin(what);
+	/* The loader remembers the answer: asked once a session */
+	symprov_loader_find(loader, &req, ans);
+	action = symprov_ui__end();
+
+	mutex_lock(&symprov.lock);
+	tell = symprov__tell_once(sbuild_id, content, ans);
+	mutex_unlock(&symprov.lock);
+	if (tell || ans->status == SYMPROV_CANCELLED)
+		symprov_ui__result(sbuild_id, content, ans, action);
 out:
 	mutex_unlock(&symprov.fetch_lock);
-	return path;
+	return ans->status;
+}
+
+char *symprov__find_vmlinux(const struct build_id *bid, bool guest)
+{
+	struct symprov_answer ans;
+
+	symprov__fetch(bid, guest ? "[guest.kernel.kallsyms]" :
+				    "[kernel.kallsyms]",
+		       false, &ans);
+	return ans.path;
+}
+
+int symprov__full_vmlinux(const struct build_id *bid, const char *dso_name,
+			  char *path, size_t size)
+{
+	struct symprov_answer ans;
+	int err = 0;
+
+	pthread_once(&symprov_once, symprov__init_locks);
+	if (!symprov__symbols_only(path))
+		return 0;
+	if (symprov__fetch(bid, dso_name, true, &ans) == SYMPROV_FOUND)
+		strlcpy(path, ans.path, size);
+	else
+		err = -ENOENT;
+	free(ans.path);
+	return err;
 }
 
 void symprov__exit(void)
@@ -505,6 +488,10 @@ void symprov__exit(void)
 	}
 	zfree(&symprov.config);
 	symprov.nr_config = 0;
+	for (i = 0; i < symprov.nr_told; i++)
+		free(symprov.told[i].symbols_only);
+	zfree(&symprov.told);
+	symprov.nr_told = 0;
 	symprov.initialized = false;
 	mutex_unlock(&symprov.lock);
 	mutex_unlock(&symprov.fetch_lock);

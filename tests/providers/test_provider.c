@@ -4,8 +4,10 @@
  * into good and broken variants.  Its answers come from the host's config:
  * "test.<name>.status" (a number), "test.<name>.path",
  * "test.<name>.content" (a number, for symprov_result.content),
- * "test.<name>.error" (a number, for symprov_result.error), and with
- * "test.<name>.progress" set it calls the host's progress once.  It logs
+ * "test.<name>.error" (a number, for symprov_result.error),
+ * "test.<name>.serves" (a number: not found for a request of another
+ * content), and with "test.<name>.progress" set it calls the host's
+ * progress once.  It logs
  * each call with what was asked, so the tests can count them.  With
  * -DTP_KEY_PREFIX='"symprov.test"' the keys are "symprov.test.<name>.*",
  * the ones perf passes to providers.
@@ -73,10 +75,14 @@ static int tp_find(void *state, const struct symprov_request *req,
 	const char *progress = tp_config("progress");
 	const char *content = tp_config("content");
 	const char *error = tp_config("error");
+	const char *serves = tp_config("serves");
+	uint32_t asked = SYMPROV_HAS(req, content) ? req->content : 0;
 
 	tp_host->log(tp_host->data, SYMPROV_LOG_DEBUG,
 		     "find %s kind %u content %u", (const char *)state,
-		     req->kind, SYMPROV_HAS(req, content) ? req->content : 0);
+		     req->kind, asked);
+	if (serves && (uint32_t)atoi(serves) != asked)
+		return SYMPROV_NOT_FOUND;
 	if (progress && tp_host->progress(tp_host->data, req, 1, 2) !=
 				SYMPROV_PROGRESS_CONTINUE)
 		return SYMPROV_CANCELLED;
