@@ -600,8 +600,8 @@ static int loader_ask(struct symprov_loader *loader,
 			ans->error = 0;
 		if (status == SYMPROV_FOUND || status == SYMPROV_CANCELLED)
 			return status;
-		overall = loader_note_failure(slot, status, error, overall,
-					      ans);
+		overall =
+			loader_note_failure(slot, status, error, overall, ans);
 	}
 	return overall;
 }

@@ -197,9 +197,10 @@ static void symprov_ui__draw_box(u64 done, u64 total)
 	if (!symprov_ui.shown) {
 		ui_progress__init(p, 1, symprov_ui.title);
 		mutex_lock(&ui__lock);
-		ui_helpline__push(symprov_ui.keys ?
-			"symprov: press 's' to skip this file, 'd' to stop asking the symbol providers" :
-			"symprov: fetching with the symbol providers");
+		ui_helpline__push(
+			symprov_ui.keys ?
+				"symprov: press 's' to skip this file, 'd' to stop asking the symbol providers" :
+				"symprov: fetching with the symbol providers");
 		mutex_unlock(&ui__lock);
 	}
 	/* ui_progress__update() draws nothing of a total of 0: an empty bar */
@@ -349,29 +350,35 @@ void symprov_ui__result(const char *sbuild_id, u32 content,
 			break;
 		if (!stat(ans->path, &st))
 			symprov_ui__bytes(bytes, sizeof(bytes), st.st_size, 0);
-		pr_info("symprov: %s supplied the vmlinux with build ID %s: %s%s%s\n",
-			source, sbuild_id,
+		/* what matters first: the TUI's help line cuts what is long */
+		pr_info("symprov: %s supplied %s%s%s%s of the vmlinux with build ID %s\n",
+			source,
 			ans->content == SYMPROV_CONTENT_SYMBOLS ?
-				"the symbols only" : "the whole file",
-			*bytes ? ", " : "", bytes);
+				"the symbols only" :
+				"the whole file",
+			*bytes ? " (" : "", bytes, *bytes ? ")" : "",
+			sbuild_id);
 		pr_debug("symprov: vmlinux with build ID %s: %s\n", sbuild_id,
 			 ans->path);
 		break;
 	case SYMPROV_CANCELLED:
 		if (action == SYMPROV_PROGRESS_STOP)
-			pr_warning("symprov: providers disabled for this session\n");
+			pr_warning(
+				"symprov: providers disabled for this session\n");
 		else if (action == SYMPROV_PROGRESS_SKIP)
-			pr_warning("symprov: skipped the %svmlinux with build ID %s\n",
-				   whole, sbuild_id);
+			pr_warning(
+				"symprov: skipped the %svmlinux with build ID %s\n",
+				whole, sbuild_id);
 		break;
 	default:
-		/* "not found (No such file or directory)" says it twice */
+		/* "not found, No such file or directory" says it twice */
 		if (ans->status == SYMPROV_NOT_FOUND && error == ENOENT)
 			error = 0;
-		pr_warning("symprov: no provider supplied the %svmlinux with build ID %s: %s: %s%s%s%s\n",
-			   whole, sbuild_id, source,
-			   symprov_status_str(ans->status), error ? " (" : "",
-			   error ? strerror(error) : "", error ? ")" : "");
+		pr_warning(
+			"symprov: no provider supplied the %svmlinux (%s: %s%s%s), build ID %s\n",
+			whole, source, symprov_status_str(ans->status),
+			error ? ", " : "", error ? strerror(error) : "",
+			sbuild_id);
 		break;
 	}
 }

@@ -294,8 +294,8 @@ void symprov__no_keys(void)
 static bool symprov__key_needs_full(const char *key, size_t len)
 {
 	/* perf takes the first key @key is a prefix of: "s" is symbol */
-	return len >= 2 && (!strncasecmp(key, "sr", 2) ||
-			    !strncasecmp(key, "ty", 2));
+	return len >= 2 &&
+	       (!strncasecmp(key, "sr", 2) || !strncasecmp(key, "ty", 2));
 }
 
 static bool symprov__keys_need_full(const char *keys)
@@ -337,8 +337,9 @@ static u32 symprov__content(void)
 	if (!content || !strcmp(content, "symbols"))
 		return SYMPROV_CONTENT_SYMBOLS;
 	if (strcmp(content, "full"))
-		pr_warning_once("symprov: %s=%s is not 'symbols' or 'full': asking for the whole file\n",
-				SYMPROV_CONFIG_CONTENT, content);
+		pr_warning_once(
+			"symprov: %s=%s is not 'symbols' or 'full': asking for the whole file\n",
+			SYMPROV_CONFIG_CONTENT, content);
 	return SYMPROV_CONTENT_FULL;
 }
 
@@ -450,8 +451,8 @@ char *symprov__find_vmlinux(const struct build_id *bid, bool guest)
 {
 	struct symprov_answer ans;
 
-	symprov__fetch(bid, guest ? "[guest.kernel.kallsyms]" :
-				    "[kernel.kallsyms]",
+	symprov__fetch(bid,
+		       guest ? "[guest.kernel.kallsyms]" : "[kernel.kallsyms]",
 		       false, &ans);
 	return ans.path;
 }

@@ -109,9 +109,9 @@ BROKEN_ENTRY = "/nonexistent/libnothere.so"
 # only when no provider is asked next (they say what they did instead)
 NO_KALLSYMS_MSG = "No kallsyms or vmlinux with build-id"
 # perf/ui/symprov.c's lines about a request's result
-SUPPLIED_RE = (r"symprov: (\S+) supplied the vmlinux with build ID %s: "
-               r"the (symbols only|whole file), ([0-9.]+) MiB")
-NOT_SUPPLIED = "symprov: no provider supplied the vmlinux with build ID %s: "
+SUPPLIED_RE = (r"symprov: (\S+) supplied the (symbols only|whole file) "
+               r"\(([0-9.]+) MiB\) of the vmlinux with build ID %s")
+NOT_SUPPLIED = "symprov: no provider supplied the vmlinux (%s), build ID %s"
 # the perf-flavoured test provider (tests/tests.mk: perfsym), named "sym",
 # configured through symprov.test.sym.* keys
 TEST_PROVIDER = "libtp_perfsym.so"
@@ -541,8 +541,8 @@ class Runner:
         else:
             self.expect_raw(entries)
         if asked:
-            self.expect_one_line(err, NOT_SUPPLIED % self.new_id +
-                                 "debuginfod: disabled", name)
+            self.expect_one_line(err, NOT_SUPPLIED % (
+                "debuginfod: disabled", self.new_id), name)
         else:
             self.expect_no_symprov_stderr(err, name)
 
@@ -562,8 +562,8 @@ class Runner:
             "unserved", data, self.fresh_home("unserved"),
             self.provider_env(self.fresh_cache("unserved")), sort=True)
         self.expect_raw(entries)
-        self.expect_one_line(err, NOT_SUPPLIED % new +
-                             "debuginfod: not found", "unserved")
+        self.expect_one_line(err, NOT_SUPPLIED % ("debuginfod: not found",
+                                                  new), "unserved")
         got = self.new_traffic(before)
         kinds = ("debuginfo", "executable")
         bad = {k: v for k, v in got.items()
@@ -731,9 +731,9 @@ class Runner:
             "unavailable", self.p("moved.data"),
             self.fresh_home("unavailable"), env, sort=True)
         self.expect_raw(entries)
-        self.expect_one_line(err, NOT_SUPPLIED % self.new_id +
-                             "debuginfod: unavailable (Connection refused)",
-                             "unavailable")
+        self.expect_one_line(err, NOT_SUPPLIED % (
+            "debuginfod: unavailable, Connection refused", self.new_id),
+            "unavailable")
 
     def on_pty(self, name, argv, env, timeout=120):
         """argv with stdin and stderr on a terminal, stdout to a file:
@@ -774,8 +774,10 @@ class Runner:
             raise E2EError("exit %d: %s" % (rc, screen[-500:]))
         with open(self.p("out-terminal.txt")) as f:
             self.expect_identical("terminal", f.read())
-        # the progress line, if any, is redrawn in place with \r
-        lines = [x.split("\r")[-1] for x in screen.splitlines()]
+        # the progress line, if any, is redrawn in place with \r and
+        # cleared with ESC [K
+        lines = [x.split("\r")[-1].replace("\033[K", "")
+                 for x in screen.splitlines()]
         self.expect_supplied("\n".join(lines), "debuginfod", "whole file",
                              os.path.getsize(self.standin), "terminal")
         self.expect_no_kallsyms_msg(screen, "terminal")
@@ -867,6 +869,17 @@ class Runner:
         return ["unshare", "-m", "--propagation", "private", "sh", "-c",
                 cmd, "sh"] + list(argv)
 
+    @staticmethod
+    def expect_tui_lines(term, line):
+        """The help line showed line, never perf's "No kallsyms"."""
+        if term.ever(NO_KALLSYMS_MSG):
+            raise E2EError("the screen said %r" % NO_KALLSYMS_MSG)
+        if not term.ever(line):
+            raise E2EError("%r never on the screen" % line)
+        log("seen on the help line: " + next(
+            x for s in term.seen for x in s.splitlines()
+            if x.startswith(line)))
+
     def progress_re(self, build_id):
         return re.compile(r"symprov: debuginfod: symbols of vmlinux %s: "
                           r"([0-9.]+)/([0-9.]+) MiB" % build_id[:12])
@@ -909,6 +922,8 @@ class Runner:
             if rc != 0 or not term.restored():
                 raise E2EError("exit %d, terminal restored: %s" % (
                     rc, term.restored()))
+            self.expect_tui_lines(term, "symprov: skipped the vmlinux "
+                                  "with build ID " + self.new_id)
             if slow.sent >= len(body):
                 raise E2EError("the whole file was sent: not skipped")
         log("tui-skip: skipped after %d of %d bytes" % (slow.sent, len(body)))
@@ -929,6 +944,10 @@ class Runner:
             if rc != 0 or not term.restored():
                 raise E2EError("exit %d, terminal restored: %s" % (
                     rc, term.restored()))
+            self.expect_tui_lines(term, "symprov: debuginfod supplied the "
+                                  "whole file (%.1f MiB) of the vmlinux" % (
+                                      os.path.getsize(self.standin) /
+                                      (1 << 20)))
         self.expect_traffic(before, self.ONE_FETCH, "tui-found")
 
     def step_tui_annotate(self):

@@ -12,7 +12,8 @@ file), a pane of COLS x ROWS, and the program's environment exactly as
 given.  The program runs under a shell that saves `stty -g` before and
 after it and its exit code, so a test can tell that the program gave the
 terminal back as it found it.  Every wait is bounded; the server is killed
-on exit.  Every screen looked at is appended to NAME.screens in workdir.
+on exit.  Every screen a wait matched is appended to NAME.screens in
+workdir; `seen` holds every screen looked at, to tell what flashed by.
 """
 
 import os
@@ -38,6 +39,7 @@ class Terminal:
         self.cols, self.rows = cols, rows
         self.log = os.path.join(workdir, name + ".screens")
         self.started = False
+        self.seen = []
 
     def tmux(self, *args, check=True, timeout=10):
         res = subprocess.run(["tmux", "-L", self.socket, "-f", "/dev/null"] +
@@ -65,7 +67,10 @@ class Terminal:
     def screen(self):
         """What the terminal shows now ("" once the program is gone)."""
         res = self.tmux("capture-pane", "-p", check=False)
-        return res.stdout if res.returncode == 0 else ""
+        screen = res.stdout if res.returncode == 0 else ""
+        if screen and (not self.seen or self.seen[-1] != screen):
+            self.seen.append(screen)
+        return screen
 
     def note(self, what, screen):
         with open(self.log, "a") as f:
@@ -82,7 +87,7 @@ class Terminal:
                 return screen
             if self.exited():
                 break
-            time.sleep(0.1)
+            time.sleep(0.05)
         self.note("NOT SEEN: " + what, screen)
         raise E2EError("%s not on the screen after %ss; last screen:\n%s" % (
             what, timeout, screen.rstrip()))
@@ -92,6 +97,10 @@ class Terminal:
 
     def literal(self, text):
         self.tmux("send-keys", "-l", text)
+
+    def ever(self, text):
+        """A screen seen so far showed text."""
+        return any(text in s for s in self.seen)
 
     def exited(self):
         return os.path.exists(os.path.join(self.dir, "rc"))
