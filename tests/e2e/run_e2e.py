@@ -50,12 +50,48 @@ every response the server counted (all codes and types, /metrics excluded):
                   report, top, annotate and script ask, so no traffic
   keys            perf report --stdio on a terminal, the server never
                   answering: a progress line; 's' skips, 'd' disables the
-                  providers, perf ends at once; so does SIGINT; the
-                  terminal's echo and line mode are put back
+                  providers, perf ends at once; so does SIGINT (during the
+                  fetch before the events; during one while they are
+                  processed, with a zeroed kallsyms copy, perf report ends
+                  its session, exit 0); the terminal's echo and line mode
+                  are put back
   exec-path       bare name from perf's exec-path: <DIR>/symprov/
                   libdebuginfodprov.so, no LD_LIBRARY_PATH: not found without
                   DIR (control), REF byte for byte with --exec-path=DIR and
                   with PERF_EXEC_PATH=DIR
+
+  verbose         -v: one line, "debuginfod supplied the whole file (N MiB)
+                  of the vmlinux with build ID ...", N the stand-in's size
+  unavailable     a server that refuses connections: one line "no provider
+                  supplied the vmlinux (debuginfod: unavailable, Connection
+                  refused), build ID ..."
+  terminal        perf report --stdio with stderr on a terminal: REF byte
+                  for byte on stdout, the "supplied" line on the terminal
+  content <what>  through the test provider "sym" (symbols only, for
+                  requests of the symbols only) then debuginfod, counted
+                  at the server: --sort dso,sym and perf script -F ip,sym
+                  fetch nothing ("sym supplied the symbols only"); srcline
+                  (report and script), perf annotate, symprov.content=full
+                  and a bad symprov.content value (one warning naming it)
+                  fetch the whole file once
+  tui-skip        perf report's TUI (tmux) against a slow server: the
+                  progress box with provider, file and growing bytes, the
+                  keys on the help line; 's' skips: the browser, kernel
+                  raw, the skip line on the help line; 'q': exit 0, the
+                  terminal's settings as before; the transfer cut short
+  tui-found       the TUI against the real server: the "supplied" line on
+                  the help line, the kernel's symbols in the browser
+  tui-annotate    the TUI with "sym" then debuginfod: nothing fetched at
+                  start; the annotate action on a kernel symbol fetches
+                  the whole file once and shows its annotation
+  top             perf top (TUI), /proc/kallsyms zeroed in a mount
+                  namespace of its own, a slow server: the progress on the
+                  help line, 'h' answered during the fetch, the bytes
+                  growing, 'q' ends perf top before the download does
+No check may see perf's "No kallsyms or vmlinux ... was found" when the
+providers are asked (no-providers must see it).  The TUI checks run with
+/usr/lib/debug hidden (a private mount namespace): perf 6.12 crashes at
+random in dso__synthesize_plt_symbols() on separate debug files.
 
 The symbol comparisons use `perf report --stdio -F overhead,sample,period,
 dso,sym` and compare_reports.py (same symbols up to aliases, same counts)
