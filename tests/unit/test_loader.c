@@ -686,6 +686,28 @@ static void test_content(void **state)
 	symprov_loader_delete(l);
 }
 
+/* Ask providers a then b for the whole file: the answer's status, source
+ * and error. */
+static void expect_answer(int status, const char *source, int error)
+{
+	struct symprov_answer ans;
+	struct symprov_loader *l;
+
+	l = symprov_loader_new(list_of("a", "b"), NULL, &host);
+	assert_int_equal(find_content(l, SYMPROV_CONTENT_FULL, &ans), status);
+	assert_string_equal(ans.source, source);
+	assert_int_equal(ans.error, error);
+	free(ans.path);
+	/* remembered, with its source and detail: not asked again */
+	assert_int_equal(find_content(l, SYMPROV_CONTENT_FULL, &ans), status);
+	assert_string_equal(ans.source, source);
+	assert_int_equal(ans.error, error);
+	free(ans.path);
+	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "b: find"), 1);
+	symprov_loader_delete(l);
+	teardown(NULL);
+}
+
 /*
  * A failed request says whose answer it is and why: the provider with the
  * strongest status (unavailable over not found over disabled), the first
@@ -694,52 +716,24 @@ static void test_content(void **state)
  */
 static void test_failure_source(void **state)
 {
-	struct symprov_answer ans;
-	struct symprov_loader *l;
-
 	(void)state;
 	set_config("test.a.status", "1");
 	set_config("test.b.status", "2");
 	set_config("test.b.error", "110");
-	l = symprov_loader_new(list_of("a", "b"), NULL, &host);
-	assert_int_equal(find_content(l, SYMPROV_CONTENT_FULL, &ans),
-			 SYMPROV_UNAVAILABLE);
-	assert_string_equal(ans.source, "b");
-	assert_int_equal(ans.error, 110);
-	assert_null(ans.path);
-	/* remembered, with its source and detail */
-	assert_int_equal(find_content(l, SYMPROV_CONTENT_FULL, &ans),
-			 SYMPROV_UNAVAILABLE);
-	assert_string_equal(ans.source, "b");
-	assert_int_equal(ans.error, 110);
-	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "b: find"), 1);
-	symprov_loader_delete(l);
-	teardown(NULL);
+	expect_answer(SYMPROV_UNAVAILABLE, "b", 110);
 
 	/* not found twice: the first one's */
 	set_config("test.a.status", "1");
 	set_config("test.b.status", "1");
 	set_config("test.b.error", "2");
-	l = symprov_loader_new(list_of("a", "b"), NULL, &host);
-	assert_int_equal(find_content(l, SYMPROV_CONTENT_FULL, &ans),
-			 SYMPROV_NOT_FOUND);
-	assert_string_equal(ans.source, "a");
-	assert_int_equal(ans.error, 0);
-	symprov_loader_delete(l);
-	teardown(NULL);
+	expect_answer(SYMPROV_NOT_FOUND, "a", 0);
 
 	/* disabled, then found: the finder, no error */
 	set_config("test.a.status", "3");
 	set_config("test.a.error", "13");
 	set_config("test.b.status", "0");
 	set_config("test.b.path", "/dev/null");
-	l = symprov_loader_new(list_of("a", "b"), NULL, &host);
-	assert_int_equal(find_content(l, SYMPROV_CONTENT_FULL, &ans),
-			 SYMPROV_FOUND);
-	assert_string_equal(ans.source, "b");
-	assert_int_equal(ans.error, 0);
-	free(ans.path);
-	symprov_loader_delete(l);
+	expect_answer(SYMPROV_FOUND, "b", 0);
 }
 
 /* With elevated privileges the environment is the user's: libdebuginfod
