@@ -1,16 +1,28 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# make             build/lib/libdebuginfodprov.so, build/bin/symprov
+# make             build/lib/lib{debuginfod,buildiddir}prov.so, build/bin/symprov
 # make check       build and run every test (SAN=1: under ASan+UBSan)
 # make perf        a perf 6.12 with perf-glue.patch, build/perf/perf
 # make perf-glue.patch   regenerate the patch from its sources
 # make demo        the end-to-end before/after on this machine
 # make bench       benchmarks
 # make fuzz        the fuzz targets, longer than in check
-# make install     symprov, libdebuginfodprov.so, symprov.h (PREFIX, DESTDIR)
+# make install     symprov, the providers, symprov.h, symprov.pc, man pages
+#                  (PREFIX, LIBDIR, DESTDIR...); make uninstall
 # make clean
 
 VERSION := 0.1
+
+# Where make install puts things; LIBDIR is also compiled into the loader:
+# providers go to $(LIBDIR)/symprov, where bare names are looked for.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/symprov
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+PROVIDERDIR := $(LIBDIR)/symprov
 
 CC ?= gcc
 PYTHON ?= python3
@@ -38,7 +50,8 @@ SANFLAGS :=
 endif
 
 ALL_CFLAGS := -std=gnu11 -fPIC $(WARNINGS) $(CFLAGS) $(SANFLAGS) -MMD -MP
-ALL_CPPFLAGS := -Iinclude -Ilib -DDIP_VERSION='"$(VERSION)"' $(CPPFLAGS)
+ALL_CPPFLAGS := -Iinclude -Ilib -DDIP_VERSION='"$(VERSION)"' \
+	-DBDD_VERSION='"$(VERSION)"' $(CPPFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # Providers export only their entry point.
@@ -49,11 +62,15 @@ LOADER_SRCS := lib/symprov_loader.c lib/symprov_list.c lib/symprov_memo.c
 DIP_SRCS := $(wildcard provider/debuginfod/*.c) lib/symprov_buildid.c \
 	lib/symprov_memo.c lib/symprov_verify.c
 DIP_LIBS := -ldebuginfod -ldw -lelf -lpthread
+BDD_SRCS := $(wildcard provider/buildiddir/*.c) lib/symprov_buildid.c \
+	lib/symprov_list.c lib/symprov_verify.c
+BDD_LIBS := -ldw -lelf -lpthread
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
 PROGS := $(B)/bin/symprov
-PROVIDERS := $(B)/lib/libdebuginfodprov.so $(B)/lib/libexampleprov.so
+PROVIDERS := $(B)/lib/libdebuginfodprov.so $(B)/lib/libbuildiddirprov.so \
+	$(B)/lib/libexampleprov.so
 
 all: $(PROGS) $(PROVIDERS)
 
@@ -61,17 +78,28 @@ $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
-$(call obj,$(DIP_SRCS) provider/example/example_provider.c): \
+$(call obj,$(DIP_SRCS) $(BDD_SRCS) provider/example/example_provider.c): \
 	ALL_CFLAGS += $(PROV_CFLAGS)
 
-$(B)/bin/symprov: $(call obj,tools/symprov.c $(LOADER_SRCS) lib/symprov_buildid.c \
-		lib/symprov_verify.c)
+$(B)/bin/symprov: $(call obj,tools/symprov.c tools/symprov_check.c \
+		$(LOADER_SRCS) lib/symprov_buildid.c lib/symprov_verify.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -ldw -lelf -lpthread
+
+# The loader has $(LIBDIR) compiled in: rebuilt when it changes.
+$(call obj,lib/symprov_loader.c): ALL_CPPFLAGS += -DSYMPROV_LIBDIR='"$(LIBDIR)"'
+$(call obj,lib/symprov_loader.c): $(B)/libdir.txt
+$(B)/libdir.txt: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(LIBDIR)' | cmp -s - $@ || echo '$(LIBDIR)' >$@
 
 $(B)/lib/libdebuginfodprov.so: $(call obj,$(DIP_SRCS))
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) $(PROV_LDFLAGS) -o $@ $^ $(DIP_LIBS)
+
+$(B)/lib/libbuildiddirprov.so: $(call obj,$(BDD_SRCS))
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) $(PROV_LDFLAGS) -o $@ $^ $(BDD_LIBS)
 
 $(B)/lib/libexampleprov.so: $(call obj,provider/example/example_provider.c)
 	@mkdir -p $(dir $@)
@@ -92,8 +120,9 @@ perf-glue.patch: $(PERF_GLUE_SRCS)
 	bash scripts/gen-perf-glue.sh -o $@
 
 # Builds the committed patch; check-perf-glue says when it is stale.
+# perf looks for bare provider names in $(LIBDIR)/symprov too.
 perf:
-	bash scripts/build-perf.sh
+	bash scripts/build-perf.sh $(if $(filter-out /usr/local/lib,$(LIBDIR)),SYMPROV_LIBDIR=$(LIBDIR))
 
 check-perf-glue:
 	@bash scripts/gen-perf-glue.sh --check && echo "perf-glue.patch is up to date"
@@ -117,23 +146,15 @@ demo: all
 # perf report on a profile of a kernel that is not installed (root).
 check-e2e: all perf $(TP_DIR)/libtp_perfsym.so
 	@$(PYTHON) tests/e2e/run_e2e.py
+	@$(PYTHON) tests/e2e/run_symbols_e2e.py
 
-PREFIX ?= /usr/local
-LIBDIR ?= $(PREFIX)/lib
-
-# symprov finds bare provider names in ../lib beside its bin/.
-install: all
-	install -D -m 755 $(B)/bin/symprov $(DESTDIR)$(PREFIX)/bin/symprov
-	install -D -m 644 $(B)/lib/libdebuginfodprov.so \
-		$(DESTDIR)$(LIBDIR)/libdebuginfodprov.so
-	install -D -m 644 include/symprov.h \
-		$(DESTDIR)$(PREFIX)/include/symprov.h
+include install.mk
 
 bench: all
 	$(PYTHON) bench/bench_find.py $(B)
 	$(PYTHON) bench/bench_perf_report.py $(B)
 
-.PHONY: bench perf check-perf-glue check-perf-variants check-e2e demo install
+.PHONY: bench perf check-perf-glue check-perf-variants check-e2e demo FORCE
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * symprov.h: ABI for symbol providers.
+ * symprov.h: ABI for symbol providers.  A provider of any licence,
+ * proprietary included, may include it, under the BSD-2-Clause terms.
  *
  * A symbol provider is a shared object that a host (perf, the symprov
  * command) loads with dlopen() when it has no local file for a build ID,
@@ -160,13 +161,21 @@ enum symprov_content {
 	 */
 	SYMPROV_CONTENT_FULL = 0,
 	/*
-	 * Enough to read the symbols, for a host that needs names,
-	 * addresses and sizes only (perf report, perf script): an ELF file
-	 * of the full file's class, byte order, machine and type, with its
-	 * build-ID note, its symbol table and string table, and a section
-	 * header for every section a symbol refers to, with the full file's
-	 * name, type, flags, address and size.  The data of other sections
-	 * may be missing (SHT_NOBITS).  A provider that cannot make one
+	 * What a host that looks symbols up by address needs (perf report,
+	 * perf script): an ELF file of the full file's class and byte order
+	 * with its build-ID note and its symbol table (.symtab and its
+	 * string table) as they are in the full file, and, at the full
+	 * file's index, a section header for every section a symbol is in,
+	 * with the full file's name, address and SHF_ALLOC flag and a size
+	 * that covers every symbol that lies in it and is not larger than
+	 * the full file's.  Anything else may differ or be missing: the
+	 * data of the other sections (SHT_NOBITS), section flags but
+	 * SHF_ALLOC, file offsets and alignment, the ELF header's e_type
+	 * (ET_EXEC) and e_machine (EM_NONE where every machine reads the
+	 * symbols alike), program headers.  So a host finds the same symbol
+	 * for every address inside one as in the full file; an address no
+	 * symbol covers may be shown differently (perf prints it relative
+	 * to its section's file offset).  A provider that cannot make one
 	 * returns the whole file instead, and says so in
 	 * symprov_result.content.
 	 */

@@ -31,6 +31,15 @@
 #define SYMPROV_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
 #endif
 
+/*
+ * Where "make install" puts providers: $(LIBDIR)/symprov, compiled in.  A
+ * host built apart from symprov (perf) gets symprov's default LIBDIR.
+ */
+#ifndef SYMPROV_LIBDIR
+#define SYMPROV_LIBDIR "/usr/local/lib"
+#endif
+#define SYMPROV_INSTALLED_DIR SYMPROV_LIBDIR "/symprov"
+
 /* One entry of the list, loaded or not. */
 struct symprov_slot {
 	struct symprov_entry_info info;
@@ -175,18 +184,27 @@ static int slot_fail(struct symprov_slot *slot, const char *fmt, ...)
 	return -1;
 }
 
-/* Bare names come from the host's provider directory first. */
+/*
+ * A bare name: the host's provider directory, then the installed one,
+ * then dlopen()'s own search.
+ */
 static char *slot_resolve(const struct symprov_loader *loader, const char *spec)
 {
+	const char *dirs[] = { loader->provider_dir, SYMPROV_INSTALLED_DIR };
 	char *path;
+	size_t i;
 
-	if (strchr(spec, '/') || !loader->provider_dir)
+	if (strchr(spec, '/'))
 		return strdup(spec);
-	if (asprintf(&path, "%s/%s", loader->provider_dir, spec) < 0)
-		return NULL;
-	if (access(path, F_OK) == 0)
-		return path;
-	free(path);
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (!dirs[i])
+			continue;
+		if (asprintf(&path, "%s/%s", dirs[i], spec) < 0)
+			return NULL;
+		if (access(path, F_OK) == 0)
+			return path;
+		free(path);
+	}
 	return strdup(spec);
 }
 
@@ -489,21 +507,27 @@ const char *symprov_status_str(int status)
 
 /*
  * Ask one provider; anything odd it returns becomes UNAVAILABLE.  A
- * provider of ABI 1.0 knows no content field: it is asked for the whole
- * file, which is what it returns.
+ * provider of ABI 1.0 knows no content field: it gets an ABI 1.0 request,
+ * for the whole file, which is what it returns.  Others get the host's
+ * request as it is, whatever its size.
  */
 static int slot_find(struct symprov_slot *slot,
 		     const struct symprov_request *host_req,
 		     struct symprov_answer *ans, int *error)
 {
+	const size_t v1_0 = offsetof(struct symprov_request, content);
 	const struct symprov_loader_host *host = &slot->loader->host;
 	struct symprov_result res = { .size = sizeof(res) };
-	struct symprov_request req = *host_req;
+	const struct symprov_request *req = host_req;
+	struct symprov_request old = { 0 };
 	int status;
 
-	if (slot->prov.abi_minor < 1)
-		req.content = SYMPROV_CONTENT_FULL;
-	status = slot->prov.find(slot->state, &req, &res);
+	if (slot->prov.abi_minor < 1 && host_req->size > v1_0) {
+		memcpy(&old, host_req, v1_0);
+		old.size = (uint32_t)v1_0;
+		req = &old;
+	}
+	status = slot->prov.find(slot->state, req, &res);
 
 	switch (status) {
 	case SYMPROV_FOUND:
@@ -514,7 +538,8 @@ static int slot_find(struct symprov_slot *slot,
 				slot->info.name);
 			status = SYMPROV_UNAVAILABLE;
 		} else if (res.content != SYMPROV_CONTENT_FULL &&
-			   res.content != req.content) {
+			   (!SYMPROV_HAS(req, content) ||
+			    res.content != req->content)) {
 			loader_log(
 				host, SYMPROV_LOG_WARN,
 				"symbol provider '%s' returned %s with content %u, not what was asked for",

@@ -9,6 +9,8 @@ PACKAGES=(
 	# build
 	gcc make pkg-config libc6-dev
 	libdebuginfod-dev libdw-dev libelf-dev
+	# man pages (make install), the Debian package (make check-deb)
+	scdoc debhelper dpkg-dev
 	# tests
 	libcmocka-dev debuginfod binutils python3 valgrind cppcheck
 	clang clang-tidy libclang-rt-14-dev libcap2-bin util-linux time tmux

@@ -17,9 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symprov_buildid.h"
+#include "symprov_check.h"
 #include "symprov_loader.h"
 #include "symprov_verify.h"
 
@@ -49,12 +51,15 @@ struct cli {
 
 static const char usage_text[] =
 	"usage: symprov [-v] find [--kind kernel|debuginfo|executable] [--providers LIST]\n"
-	"                         [--no-debuginfod] [--no-cache] BUILD_ID\n"
+	"                         [--no-debuginfod] [--no-cache] [--symbols-only] BUILD_ID\n"
 	"       symprov [-v] list [--providers LIST]\n"
+	"       symprov [-v] check [--timeout SECONDS] FILE.so\n"
 	"\n"
 	"LIST is a '"
 	":"
 	"'-separated list of providers (default: $" SYMPROV_LIST_ENV ").\n"
+	"--symbols-only: a file with the symbol table will do (a kernel: a few MB\n"
+	"instead of its whole debuginfo); -v says what was found and its size.\n"
 	"find exits 0 (found, path on stdout), 1 (bad input), 2 (not found),\n"
 	"3 (no provider enabled), 4 (unavailable: network or server), 5 (cancelled: Ctrl-C).\n";
 
@@ -181,6 +186,21 @@ static int cli_exit_of(int status)
 	}
 }
 
+/* -v: whole file or symbols only, and how big. */
+static void cli_say_content(struct cli *cli, const struct symprov_answer *ans)
+{
+	char msg[128];
+	struct stat st;
+
+	if (stat(ans->path, &st))
+		return;
+	snprintf(msg, sizeof(msg), "%s, %lld bytes",
+		 ans->content == SYMPROV_CONTENT_SYMBOLS ? "the symbols only" :
+							   "the whole file",
+		 (long long)st.st_size);
+	cli_log(cli, SYMPROV_LOG_INFO, ans->source, msg);
+}
+
 /* What a provider returned is not printed on its word alone. */
 static int cli_check_file(const char *path, const struct symprov_request *req)
 {
@@ -206,6 +226,7 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 		{ "providers", required_argument, NULL, 'p' },
 		{ "no-debuginfod", no_argument, NULL, 'D' },
 		{ "no-cache", no_argument, NULL, 'C' },
+		{ "symbols-only", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned char build_id[SYMPROV_BUILD_ID_MAX];
@@ -233,6 +254,9 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 			break;
 		case 'C':
 			flags |= SYMPROV_HOST_NO_BUILDID_CACHE;
+			break;
+		case 'S':
+			req.content = SYMPROV_CONTENT_SYMBOLS;
 			break;
 		default:
 			return cli_usage_error(
@@ -273,6 +297,8 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 		free(path);
 		status = SYMPROV_UNAVAILABLE;
 	} else if (status == SYMPROV_FOUND) {
+		if (cli->verbose)
+			cli_say_content(cli, &ans);
 		printf("%s\n", path);
 		free(path);
 	} else {
@@ -364,5 +390,8 @@ int main(int argc, char **argv)
 		return cmd_find(&cli, argc, argv);
 	if (!strcmp(cmd, "list"))
 		return cmd_list(&cli, argc, argv);
+	if (!strcmp(cmd, "check"))
+		return symprov_check_main(argc, argv, cli.verbose,
+					  cli_provider_dir);
 	return cli_usage_error("unknown command '%s'", cmd);
 }

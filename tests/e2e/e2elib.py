@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Shared helpers for the symprov end-to-end scaffolding (Python 3 stdlib only).
 
 Every subprocess goes through run(), which always has a timeout; on timeout

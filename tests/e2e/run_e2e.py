@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """End-to-end check: kernel symbols of a "moved" profile through debuginfod.
 
     run_e2e.py [--perf PERF] [--record-perf PERF] [--oracle-only]

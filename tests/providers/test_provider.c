@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symprov.h"
 
@@ -43,6 +44,10 @@
 #endif
 #ifndef TP_SIZE
 #define TP_SIZE (sizeof(struct symprov_provider) + TP_PAD)
+#endif
+/* the answer without a "status" config: "symprov check" has none */
+#ifndef TP_STATUS
+#define TP_STATUS SYMPROV_NOT_FOUND
 #endif
 
 static const struct symprov_host *tp_host;
@@ -83,6 +88,24 @@ static int tp_find(void *state, const struct symprov_request *req,
 		     req->kind, asked);
 	if (serves && (uint32_t)atoi(serves) != asked)
 		return SYMPROV_NOT_FOUND;
+	/* the mistakes "symprov check" must catch */
+#ifdef TP_READ_PAST /* reads content without SYMPROV_HAS() */
+	if (req->content > SYMPROV_CONTENT_SYMBOLS)
+		return SYMPROV_UNAVAILABLE;
+#endif
+#ifdef TP_PRINT
+	printf("found nothing\n");
+#endif
+#ifdef TP_EXIT
+	exit(3);
+#endif
+#ifdef TP_HANG
+	pause();
+#endif
+#ifdef TP_PATH
+	if (!path)
+		path = TP_PATH;
+#endif
 	if (progress && tp_host->progress(tp_host->data, req, 1, 2) !=
 				SYMPROV_PROGRESS_CONTINUE)
 		return SYMPROV_CANCELLED;
@@ -92,7 +115,7 @@ static int tp_find(void *state, const struct symprov_request *req,
 		res->content = (uint32_t)atoi(content);
 	if (error)
 		res->error = atoi(error);
-	return status ? atoi(status) : SYMPROV_NOT_FOUND;
+	return status ? atoi(status) : TP_STATUS;
 }
 
 static void tp_fini(void *state)
