@@ -29,7 +29,9 @@ every response the server counted (all codes and types, /metrics excluded):
 
   no-providers    PERF_SYMBOL_PROVIDERS unset: kernel raw, no traffic
   after           REF byte for byte; every kernel sample resolves as in the
-                  original report (up to aliases); traffic: one 200 debuginfo
+                  original report (up to aliases); perf asks for the symbols
+                  only; traffic: four 200 section, then one 200 debuginfo
+                  (the stand-in has no section symbols: SYMBOLS_FETCH)
   after-cached    the same with after's client cache: no traffic at all
   after-zeroed    as after, with the zeroed kallsyms copy in the cache
   opt-out <how>   --kallsyms=STANDIN_KALLSYMS, --vmlinux=STANDIN (both: REF
@@ -40,7 +42,9 @@ every response the server counted (all codes and types, /metrics excluded):
                   exit 0 and no traffic
   unserved        a profile moved to a build ID the server does not have:
                   exit 0, kernel raw, at most one request per kind
-                  (debuginfo, executable) in the whole perf report run
+                  (section, debuginfo, executable) in the whole perf report
+                  run; one line "no provider supplied the vmlinux
+                  (debuginfod: not found), build ID ..."
   broken-first    PERF_SYMBOL_PROVIDERS=/nonexistent/libnothere.so:
                   libdebuginfodprov.so: REF byte for byte, exactly one
                   stderr line about the bad entry
@@ -446,7 +450,14 @@ class Runner:
                                what, provider, content or "file", whole,
                                found))
 
+    # perf asks for the whole file: one download of it
     ONE_FETCH = {"request debuginfo": 1, "response 200 debuginfo": 1}
+    # perf asks for the kernel's symbols only: the debuginfod provider asks
+    # for four sections, finds that the stand-in's symbol table has no
+    # section symbols (no certain symbols-only file), and downloads the
+    # whole file instead
+    SYMBOLS_FETCH = {"request section": 4, "response 200 section": 4,
+                     "request debuginfo": 1, "response 200 debuginfo": 1}
 
     # steps -----------------------------------------------------------------
     def step_profile(self):
@@ -608,14 +619,15 @@ class Runner:
         self.expect_one_line(err, NOT_SUPPLIED % ("debuginfod: not found",
                                                   new), "unserved")
         got = self.new_traffic(before)
-        kinds = ("debuginfo", "executable")
+        # section: the first of the queries for the symbols only
+        kinds = ("section", "debuginfo", "executable")
         bad = {k: v for k, v in got.items()
                if k.split()[-1] not in kinds or v > 1 or
                (k.startswith("response") and k.split()[1] != "404")}
         if bad or not got:
             raise E2EError("server traffic %s: want at most one request and "
-                           "one 404 per kind (debuginfo, executable), and at "
-                           "least one" % fmt_traffic(got))
+                           "one 404 per kind (section, debuginfo, "
+                           "executable), and at least one" % fmt_traffic(got))
         log("unserved build ID %s: %s" % (new, fmt_traffic(got)))
 
     def step_broken_first(self):
@@ -634,7 +646,7 @@ class Runner:
                            "stderr, got %s (other symprov lines: %s)"
                            % (BROKEN_ENTRY, about, others))
         log("warning: " + about[0])
-        self.expect_traffic(before, self.ONE_FETCH, "broken-first")
+        self.expect_traffic(before, self.SYMBOLS_FETCH, "broken-first")
 
     def step_record(self):
         """perf record never asks: -a with the providers and
@@ -1102,18 +1114,18 @@ class Runner:
                 drop_env=[v for v in drop if v not in env])
             self.expect_identical(name, text)
             self.expect_no_symprov_stderr(err, name)
-            self.expect_traffic(before, self.ONE_FETCH, how)
+            self.expect_traffic(before, self.SYMBOLS_FETCH, how)
 
     def provider_checks(self):
         self.check("no-providers", self.step_no_providers)
         cache = self.fresh_cache("after")
         self.check("after", lambda: self.step_after(
-            "after", self.fresh_home("after"), cache, self.ONE_FETCH))
+            "after", self.fresh_home("after"), cache, self.SYMBOLS_FETCH))
         self.check("after-cached", lambda: self.step_after(
             "after-cached", self.fresh_home("after-cached"), cache, {}))
         self.check("after-zeroed", lambda: self.step_after(
             "after-zeroed", self.zeroed_home("after-zeroed"),
-            self.fresh_cache("after-zeroed"), self.ONE_FETCH))
+            self.fresh_cache("after-zeroed"), self.SYMBOLS_FETCH))
         opt_outs = [
             ("--kallsyms", dict(extra_args=[
                 "--kallsyms=" + self.p("standin.kallsyms")], resolved=True,

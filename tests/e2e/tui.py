@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """A program on a real terminal: tmux runs it, shows its screen, types keys.
 
     with Terminal(workdir, "name") as term:
