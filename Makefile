@@ -152,7 +152,7 @@ demo: all
 	bash scripts/demo.sh
 
 # perf report on a profile of a kernel that is not installed (root).
-check-e2e: all perf
+check-e2e: all perf $(TP_DIR)/libtp_perfsym.so
 	@$(PYTHON) tests/e2e/run_e2e.py
 	@$(PYTHON) tests/e2e/run_symbols_e2e.py
 

@@ -513,7 +513,7 @@ const char *symprov_status_str(int status)
  */
 static int slot_find(struct symprov_slot *slot,
 		     const struct symprov_request *host_req,
-		     struct symprov_answer *ans)
+		     struct symprov_answer *ans, int *error)
 {
 	const size_t v1_0 = offsetof(struct symprov_request, content);
 	const struct symprov_loader_host *host = &slot->loader->host;
@@ -569,6 +569,7 @@ static int slot_find(struct symprov_slot *slot,
 		status = SYMPROV_UNAVAILABLE;
 	}
 	free(res.path);
+	*error = res.error > 0 ? res.error : 0;
 	loader_log(host, SYMPROV_LOG_INFO, "symbol provider '%s': %s%s%s",
 		   slot->info.name, symprov_status_str(status),
 		   res.error ? ": " : "", res.error ? strerror(res.error) : "");
@@ -588,6 +589,21 @@ static int status_rank(int status)
 	}
 }
 
+/*
+ * A provider failed: its answer becomes the overall one when it is the
+ * first or says more (status_rank()), and ans names it and its detail.
+ */
+static int loader_note_failure(const struct symprov_slot *slot, int status,
+			       int error, int overall,
+			       struct symprov_answer *ans)
+{
+	if (ans->source && status_rank(status) <= status_rank(overall))
+		return overall;
+	ans->source = slot->info.name;
+	ans->error = error;
+	return status;
+}
+
 /* Ask the providers in order, as symprov_loader_find() says. */
 static int loader_ask(struct symprov_loader *loader,
 		      const struct symprov_request *req,
@@ -598,17 +614,19 @@ static int loader_ask(struct symprov_loader *loader,
 
 	for (i = 0; i < loader->nr_slots; i++) {
 		struct symprov_slot *slot = &loader->slots[i];
-		int status;
+		int status, error = 0;
 
 		if (!slot->handle)
 			continue;
 		if (symprov_loader_stopped(loader))
 			return SYMPROV_CANCELLED;
-		status = slot_find(slot, req, ans);
+		status = slot_find(slot, req, ans, &error);
+		if (status == SYMPROV_FOUND)
+			ans->error = 0;
 		if (status == SYMPROV_FOUND || status == SYMPROV_CANCELLED)
 			return status;
-		if (status_rank(status) > status_rank(overall))
-			overall = status;
+		overall =
+			loader_note_failure(slot, status, error, overall, ans);
 	}
 	return overall;
 }

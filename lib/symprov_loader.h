@@ -91,9 +91,11 @@ size_t symprov_loader_nr_providers(const struct symprov_loader *loader);
  * status, also in ans->status.  On SYMPROV_FOUND ans->path is a malloc()ed
  * path the caller frees, ans->content says whether it is the whole file
  * or the symbols only (never less than req->content asks for) and
- * ans->source names the provider.  Otherwise the overall status: SYMPROV_CANCELLED when the request was skipped or
- * the session stopped, SYMPROV_UNAVAILABLE when any provider failed
- * transiently, SYMPROV_NOT_FOUND when at least one provider gave an
+ * ans->source names the provider.  Otherwise the overall status, with
+ * ans->source and ans->error the provider that gave it and its detail (a
+ * positive errno, 0 if none): SYMPROV_CANCELLED when the request was
+ * skipped or the session stopped, SYMPROV_UNAVAILABLE when any provider
+ * failed transiently, SYMPROV_NOT_FOUND when at least one provider gave an
  * authoritative miss, SYMPROV_DISABLED when every provider (or none) was
  * disabled.
  *

@@ -93,7 +93,8 @@ static bool symprov_memo_answer(const struct symprov_memo_entry *e,
 				struct symprov_answer *ans)
 {
 	if (e->ans.status != SYMPROV_FOUND) {
-		ans->status = e->ans.status;
+		*ans = e->ans;
+		ans->path = NULL;
 		return true;
 	}
 	/* The cached file may have been cleaned away since. */

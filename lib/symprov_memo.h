@@ -30,8 +30,13 @@ struct symprov_answer {
 	/* SYMPROV_FOUND only: */
 	uint32_t content; /* enum symprov_content of the file */
 	char *path; /* malloc()ed; whoever gets the answer frees it */
-	/* who found it: a string that outlives the memo, or NULL */
+	/*
+	 * who found it or, for another status, whose answer made it: a
+	 * string that outlives the memo, or NULL
+	 */
 	const char *source;
+	/* not found: that one's positive errno detail (ETIME...), or 0 */
+	int error;
 };
 
 struct symprov_memo_entry;

@@ -13,7 +13,7 @@ PACKAGES=(
 	scdoc debhelper dpkg-dev
 	# tests
 	libcmocka-dev debuginfod binutils python3 valgrind cppcheck
-	clang clang-tidy libclang-rt-14-dev libcap2-bin util-linux time
+	clang clang-tidy libclang-rt-14-dev libcap2-bin util-linux time tmux
 	# perf-glue.patch and its check (build-perf.sh adds perf's own)
 	linux-source-6.12 xz-utils patch
 )

@@ -21,7 +21,8 @@ TP_VARIANTS := \
 	readpast:-DTP_READ_PAST \
 	print:-DTP_PRINT \
 	exit:-DTP_EXIT \
-	hang:-DTP_HANG
+	hang:-DTP_HANG \
+	perfsym:-DTP_NAME='"sym"'+-DTP_KEY_PREFIX='"symprov.test"'
 TP_NAMES := $(foreach v,$(TP_VARIANTS),$(firstword $(subst :, ,$(v))))
 TP_LIBS := $(patsubst %,$(TP_DIR)/libtp_%.so,$(TP_NAMES))
 

@@ -20,6 +20,8 @@ Modes (the `mode` argument):
   stream           200 without Content-Length, then zeros, forever: `chunk`
                    bytes at a time, at most `rate` bytes a second (0: as
                    fast as the client takes them)
+  slow             200 with `body`, `chunk` bytes at a time, at most `rate`
+                   bytes a second: a slow link
   reset            reads the request, closes without a byte
   redirect-loop    302 to the same path, forever, each after `delay_s`
   huge             200 with Content-Length and X-DEBUGINFOD-SIZE
@@ -34,7 +36,7 @@ likewise picks the body, `body` for the rest.  With `then`, the requests after t
 first `after` ones get mode `then` instead: a server that recovers.  With
 `size_header`, a 200 carries X-DEBUGINFOD-SIZE: len(body), as debuginfod
 sends.  `hits` lists the paths asked, in order; `sent` counts the bytes of
-'stream' bodies.  Whatever the mode, a handler stops once the server is
+'stream' and 'slow' bodies.  Whatever the mode, a handler stops once the server is
 stopped.
 """
 import http.server
@@ -109,6 +111,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self._flood()
             self.close_connection = True
+        elif mode == 'slow':
+            self.send_response(200)
+            self.send_header('Content-Length', str(len(srv.body)))
+            self._size_header()
+            self.end_headers()
+            self._flood(srv.body)
+            self.close_connection = True
         elif mode == 'reset':
             self.close_connection = True
         elif mode == 'redirect-loop':
@@ -147,13 +156,18 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 return  # the client gave up: that is the point
             srv.stopping.wait(interval)
 
-    def _flood(self):
+    def _flood(self, body=None):
+        """Zeros forever, or body; at most srv.rate bytes a second."""
         srv = self.server
         chunk = b'\0' * srv.chunk
         start = time.monotonic()
         deadline = start + srv.hang_s
         sent = 0
         while not srv.stopping.is_set() and time.monotonic() < deadline:
+            if body is not None:
+                chunk = body[sent:sent + srv.chunk]
+                if not chunk:
+                    return
             if srv.rate:
                 ahead = sent / srv.rate - (time.monotonic() - start)
                 if ahead > 0 and srv.stopping.wait(ahead):
@@ -192,7 +206,7 @@ class FaultServer(http.server.ThreadingHTTPServer):
         self.size_header = size_header
         self.after = after
         self.hits = []
-        self.sent = 0  # bytes of body sent in 'stream' mode
+        self.sent = 0  # bytes of body sent in 'stream' and 'slow' modes
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.thread = None

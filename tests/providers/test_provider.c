@@ -3,9 +3,14 @@
  * A provider for the loader's tests, built many times with -D switches
  * into good and broken variants.  Its answers come from the host's config:
  * "test.<name>.status" (a number), "test.<name>.path",
- * "test.<name>.content" (a number, for symprov_result.content), and with
- * "test.<name>.progress" set it calls the host's progress once.  It logs
- * each call with what was asked, so the tests can count them.
+ * "test.<name>.content" (a number, for symprov_result.content),
+ * "test.<name>.error" (a number, for symprov_result.error),
+ * "test.<name>.serves" (a number: not found for a request of another
+ * content), and with "test.<name>.progress" set it calls the host's
+ * progress once.  It logs
+ * each call with what was asked, so the tests can count them.  With
+ * -DTP_KEY_PREFIX='"symprov.test"' the keys are "symprov.test.<name>.*",
+ * the ones perf passes to providers.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +22,9 @@
 
 #ifndef TP_NAME
 #define TP_NAME "tp"
+#endif
+#ifndef TP_KEY_PREFIX
+#define TP_KEY_PREFIX "test"
 #endif
 #ifndef TP_ABI_MAJOR
 #define TP_ABI_MAJOR SYMPROV_ABI_MAJOR
@@ -48,7 +56,7 @@ static const char *tp_config(const char *what)
 {
 	char key[128];
 
-	snprintf(key, sizeof(key), "test.%s.%s", TP_NAME, what);
+	snprintf(key, sizeof(key), "%s.%s.%s", TP_KEY_PREFIX, TP_NAME, what);
 	return tp_host->config ? tp_host->config(tp_host->data, key) : NULL;
 }
 
@@ -71,10 +79,15 @@ static int tp_find(void *state, const struct symprov_request *req,
 	const char *path = tp_config("path");
 	const char *progress = tp_config("progress");
 	const char *content = tp_config("content");
+	const char *error = tp_config("error");
+	const char *serves = tp_config("serves");
+	uint32_t asked = SYMPROV_HAS(req, content) ? req->content : 0;
 
 	tp_host->log(tp_host->data, SYMPROV_LOG_DEBUG,
 		     "find %s kind %u content %u", (const char *)state,
-		     req->kind, SYMPROV_HAS(req, content) ? req->content : 0);
+		     req->kind, asked);
+	if (serves && (uint32_t)atoi(serves) != asked)
+		return SYMPROV_NOT_FOUND;
 	/* the mistakes "symprov check" must catch */
 #ifdef TP_READ_PAST /* reads content without SYMPROV_HAS() */
 	if (req->content > SYMPROV_CONTENT_SYMBOLS)
@@ -100,6 +113,8 @@ static int tp_find(void *state, const struct symprov_request *req,
 		res->path = strdup(path);
 	if (content && SYMPROV_HAS(res, content))
 		res->content = (uint32_t)atoi(content);
+	if (error)
+		res->error = atoi(error);
 	return status ? atoi(status) : TP_STATUS;
 }
 

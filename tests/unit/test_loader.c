@@ -686,6 +686,56 @@ static void test_content(void **state)
 	symprov_loader_delete(l);
 }
 
+/* Ask providers a then b for the whole file: the answer's status, source
+ * and error. */
+static void expect_answer(int status, const char *source, int error)
+{
+	struct symprov_answer ans;
+	struct symprov_loader *l;
+
+	l = symprov_loader_new(list_of("a", "b"), NULL, &host);
+	assert_int_equal(find_content(l, SYMPROV_CONTENT_FULL, &ans), status);
+	assert_string_equal(ans.source, source);
+	assert_int_equal(ans.error, error);
+	free(ans.path);
+	/* remembered, with its source and detail: not asked again */
+	assert_int_equal(find_content(l, SYMPROV_CONTENT_FULL, &ans), status);
+	assert_string_equal(ans.source, source);
+	assert_int_equal(ans.error, error);
+	free(ans.path);
+	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "b: find"), 1);
+	symprov_loader_delete(l);
+	teardown(NULL);
+}
+
+/*
+ * A failed request says whose answer it is and why: the provider with the
+ * strongest status (unavailable over not found over disabled), the first
+ * one among equals, also when the session remembers it; a file found
+ * after a failure carries no error.
+ */
+static void test_failure_source(void **state)
+{
+	(void)state;
+	set_config("test.a.status", "1");
+	set_config("test.b.status", "2");
+	set_config("test.b.error", "110");
+	expect_answer(SYMPROV_UNAVAILABLE, "b", 110);
+
+	/* not found twice: the first one's */
+	set_config("test.a.status", "1");
+	set_config("test.b.status", "1");
+	set_config("test.b.error", "2");
+	expect_answer(SYMPROV_NOT_FOUND, "a", 0);
+
+	/* disabled, then found: the finder, no error */
+	set_config("test.a.status", "3");
+	set_config("test.a.error", "13");
+	set_config("test.b.status", "0");
+	set_config("test.b.path", "/dev/null");
+	expect_answer(SYMPROV_FOUND, "b", 0);
+}
+
 /* With elevated privileges the environment is the user's: libdebuginfod
  * would take its URLs and cache from it, so the provider stays out. */
 static void test_debuginfod_secure(void **state)
@@ -796,6 +846,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_debuginfod_secure, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_content, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failure_source, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_invalid_request, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_at_secure, setup,
