@@ -3,6 +3,7 @@
 # Build the perf of linux-source-6.12 with perf-glue.patch applied.
 #
 #   scripts/build-perf.sh [-o OUTDIR] [-f] [MAKEVAR=value...]
+#   scripts/build-perf.sh -p    print the Debian packages it needs, and exit
 #
 # OUTDIR (default build/perf) gets the perf binary, OUTDIR-src the patched
 # source and OUTDIR-obj the objects, kept for incremental builds.  The build
@@ -32,11 +33,12 @@ die() {
 	exit 1
 }
 
-while getopts "o:f" opt; do
+while getopts "o:fp" opt; do
 	case $opt in
 	o) outdir=$(mkdir -p "$OPTARG" && cd "$OPTARG" && pwd) ;;
 	f) force=1 ;;
-	*) die "usage: build-perf.sh [-o OUTDIR] [-f] [MAKEVAR=value...]" ;;
+	p) printf '%s\n' "${required[@]}" "${wanted[@]}"; exit 0 ;;
+	*) die "usage: build-perf.sh [-o OUTDIR] [-f] [-p] [MAKEVAR=value...]" ;;
 	esac
 done
 shift $((OPTIND - 1))
