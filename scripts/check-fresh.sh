@@ -228,8 +228,8 @@ verdict() {  # NAME OK? WHY
 step_nonroot() {
 	local goal name log ok why rc
 
-	if chroot "$root" dpkg-query -W -f='${Status}' gcc 2>/dev/null |
-		grep -q 'install ok installed'; then
+	if [ "$(chroot "$root" dpkg-query -W -f='${Status}' gcc 2>/dev/null)" = \
+		"install ok installed" ]; then
 		verdict nonroot 0 "gcc is installed already: not a fresh root"
 		return
 	fi

@@ -51,8 +51,8 @@ packages=("${build[@]}" "${demo[@]}" "${perf[@]}")
 
 missing=()
 for p in $(printf '%s\n' "${packages[@]}" | sort -u); do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-		grep -q "install ok installed" || missing+=("$p")
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) || status=
+	[ "$status" = "install ok installed" ] || missing+=("$p")
 done
 
 if [ "$(id -u)" -ne 0 ] && [ -n "$goal" ]; then
@@ -79,8 +79,12 @@ apt-get update
 
 unavailable=()
 for p in "${missing[@]}"; do
-	apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [^(]' ||
-		unavailable+=("$p")
+	# read all of it: grep -q would leave apt-cache a SIGPIPE (pipefail)
+	candidate=$(apt-cache policy "$p" 2>/dev/null |
+		sed -n 's/^ *Candidate: //p')
+	case $candidate in
+	"" | "(none)") unavailable+=("$p") ;;
+	esac
 done
 if [ ${#unavailable[@]} -gt 0 ]; then
 	echo "install-deps: not in apt's sources: ${unavailable[*]}" >&2
