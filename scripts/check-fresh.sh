@@ -8,17 +8,17 @@
 #                          [-s STEPS] [-r REV] [-R] ROOT
 #
 #   ROOT      a new or empty directory outside the tree; it gets a Debian
-#             12 minbase root (about 6 GB after `make check`) and is kept
+#             12 minbase root (2.5 GB after `make check`) and is kept
 #   -c CACHE  keep the downloaded .deb files in CACHE (debootstrap's
 #             --cache-dir and the root's apt archives) for the next run
 #   -m, -M    Debian and Debian security mirrors (deb.debian.org)
 #   -s STEPS  what to run, in order (default "nonroot demo check"):
-#               nonroot  `make demo` and `make -j2 check` as user nobody
+#               nonroot  `make -j2 demo` and `make -j2 check` as nobody
 #                        before anything is installed: each must fail,
 #                        build nothing and say which command to run
 #               demo     `make demo` as root: passes, and installs the
 #                        packages before the first compile
-#               check    `make check` as root: passes
+#               check    `make check` as root: the same
 #   -r REV    the commit to clone (default HEAD: commit your changes first)
 #   -R        reuse ROOT from an earlier run, skipping debootstrap and the
 #             clone (to look into a failed step; not a fresh machine)
@@ -32,9 +32,11 @@
 #
 # Inside: /proc, /sys, /dev (with /dev/pts) and tmpfs on /dev/shm and /run,
 # mounted in a private mount namespace: they are unmounted on every exit
-# and cannot outlive it.  Processes left in ROOT are stopped at the end.
-# Each step's output goes to ROOT/var/log/check-fresh/STEP.log.  Needs
-# root, debootstrap, git and unshare.  Ends with "fresh: N passed, N
+# and cannot outlive it.  Each step runs with ROOT as the root of a mount
+# namespace of its own, as in a container (in_root() says why not a plain
+# chroot); processes left in them are stopped at the end.  Each step's
+# output goes to ROOT/var/log/check-fresh/STEP.log.  Needs root,
+# debootstrap, git, unshare and pivot_root.  Ends with "fresh: N passed, N
 # failed"; exit 0 when every step passed.
 set -euo pipefail
 export LC_ALL=C
@@ -270,28 +272,38 @@ step_nonroot() {
 	done
 }
 
-# `make demo` as root: the packages come before the first compile.
+# Why LOG (of make demo or make check) does not show the packages
+# installed before the first compile; nothing when it does.
+not_installed_first() {
+	local inst cc
+
+	inst=$(grep -n -m1 '^install-deps: installing' "$1" | cut -d: -f1) || true
+	cc=$(grep -n -m1 -E '^(gcc|cc|clang) ' "$1" | cut -d: -f1) || true
+	if [ -z "$inst" ]; then
+		# -R: the packages may be there from the earlier run
+		[ -n "$reuse" ] || echo "it installed no package"
+	elif [ -z "$cc" ] || [ "$inst" -gt "$cc" ]; then
+		echo "no package install before the first compile (log lines ${inst}, ${cc:-none})"
+	fi
+}
+
+# `make demo` as root: passes, the packages before the first compile.
 step_demo() {
-	local ok=1 why="make demo passed" inst cc
+	local ok=1 why="make demo passed, installing its packages first" late
 
 	run_step demo root "make demo" || { ok=0 why="make demo failed"; }
-	inst=$(grep -n -m1 '^install-deps: installing' "$logdir/demo.log" |
-		cut -d: -f1) || true
-	cc=$(grep -n -m1 -E '^(gcc|cc) ' "$logdir/demo.log" | cut -d: -f1) || true
-	# (-R: the packages may be there from the earlier run)
-	if [ $ok = 1 ] && [ -z "$reuse$inst" ]; then
-		ok=0 why="make demo installed no package"
-	elif [ $ok = 1 ] && [ -n "$inst" ] && { [ -z "$cc" ] || [ "$inst" -gt "$cc" ]; }; then
-		ok=0 why="no package install before the first compile (lines ${inst:-none}, ${cc:-none})"
-	fi
+	late=$(not_installed_first "$logdir/demo.log")
+	[ $ok = 0 ] || [ -z "$late" ] || ok=0 why="make demo passed, but $late"
 	[ $ok = 0 ] || sed -n '/== BEFORE/,$p' "$logdir/demo.log" | sed 's/^/  | /'
 	verdict demo "$ok" "$why"
 }
 
 step_check() {
-	local ok=1 why="make check passed"
+	local ok=1 why="make check passed, installing its packages first" late
 
 	run_step check root "make check" || { ok=0 why="make check failed"; }
+	late=$(not_installed_first "$logdir/check.log")
+	[ $ok = 0 ] || [ -z "$late" ] || ok=0 why="make check passed, but $late"
 	grep -E '(^|: )[0-9]+ passed, [0-9]+ failed|^OK|^FAILED|CANNOT RUN' \
 		"$logdir/check.log" | sed 's/^/  | /' || true
 	verdict check "$ok" "$why"
