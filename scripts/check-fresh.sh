@@ -131,7 +131,7 @@ procs_in_root() {
 cleanup() {
 	local rc=$? m pids
 
-	pids=$(procs_in_root)
+	pids=$(procs_in_root | tr "\n" " ")
 	if [ -n "$pids" ]; then
 		echo "check-fresh: stopping processes left in the root: $pids" >&2
 		# shellcheck disable=SC2086 # one pid per word
@@ -229,7 +229,9 @@ run_step() {
 
 	echo "check-fresh: [$name] $3 (as $2; log $log)"
 	t0=$(date +%s)
-	in_root "$2" "$3" >"$log" 2>&1 || rc=$?
+	# in the background: a signal's trap runs at once, not after the step
+	in_root "$2" "$3" >"$log" 2>&1 &
+	wait $! || rc=$?
 	echo "check-fresh: [$name] exit $rc after $(($(date +%s) - t0)) s"
 	return $rc
 }
