@@ -112,7 +112,8 @@ failed=0
 
 # The mounts under ROOT, deepest first.
 mounts_under_root() {
-	findmnt -rn -o TARGET | grep -E "^$root(/|$)" | sort -r || true
+	findmnt -rn -o TARGET |
+		awk -v r="$root" '$0 == r || index($0, r "/") == 1' | sort -r
 }
 
 # Processes in the mount namespaces in_root made: only this script
