@@ -25,8 +25,9 @@ check=(libcmocka-dev valgrind cppcheck clang clang-tidy libclang-rt-14-dev
 	libcap2-bin util-linux mount time
 	# perf's TUI on a terminal, in the end-to-end tests
 	tmux
-	# man pages (make check-install), the Debian package (make check-deb)
-	scdoc debhelper dpkg-dev)
+	# man pages (make check-install, man renders them), the Debian package
+	# (make check-deb: git ls-files, dpkg-buildpackage's build-essential)
+	scdoc man-db debhelper dpkg-dev build-essential git)
 
 check_only=
 goal=
