@@ -285,6 +285,7 @@ not_installed_first() {
 	if [ -z "$inst" ]; then
 		# -R: the packages may be there from the earlier run
 		[ -n "$reuse" ] || echo "it installed no package"
+		[ -z "$reuse" ] || echo "(-R) nothing to install" >&2
 	elif [ -z "$cc" ] || [ "$inst" -gt "$cc" ]; then
 		echo "no package install before the first compile (log lines ${inst}, ${cc:-none})"
 	fi
