@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # make             build/lib/lib{debuginfod,buildiddir}prov.so, build/bin/symprov
-# make check       build and run every test (SAN=1: under ASan+UBSan)
+# make check       install what the tests need, build and run every test
+#                  (SAN=1: under ASan+UBSan)
 # make perf        a perf 6.12 with perf-glue.patch, build/perf/perf
 # make perf-glue.patch   bring perf-glue/ and perf-glue.patch up to date with
 #                  lib/ and include/ (the perf side: docs/PERF.md)
-# make demo        the end-to-end before/after on this machine
+# make demo        install what it needs, the end-to-end before/after here
 # make bench       benchmarks
 # make fuzz        the fuzz targets, longer than in check
 # make install     symprov, the providers, symprov.h, symprov.pc, man pages
@@ -148,8 +149,17 @@ check-perf-variants:
 		grep -q 'symprov: \[ OFF \]'
 	@echo "perf variants: 2 passed, 0 failed"
 
-demo: all
+# The README's two commands, `make demo` and `make check`, on a fresh
+# Debian 12: the packages first, through scripts/install-deps.sh (which
+# stops without root and says what to run), then the work in a sub-make,
+# so nothing is built before them, even with -j.
+demo:
+	@bash scripts/install-deps.sh --for 'make demo' demo
 	bash scripts/demo.sh
+
+check:
+	@bash scripts/install-deps.sh --for 'make check' all
+	@$(MAKE) --no-print-directory check-all
 
 # perf report on a profile of a kernel that is not installed (root).
 check-e2e: all perf $(TP_DIR)/libtp_perfsym.so
@@ -163,7 +173,7 @@ bench: all
 	$(PYTHON) bench/bench_perf_report.py $(B)
 
 .PHONY: bench perf check-perf-glue check-perf-series check-perf-variants \
-	check-e2e demo FORCE
+	check-e2e demo check FORCE
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 

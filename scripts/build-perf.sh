@@ -3,6 +3,7 @@
 # Build the perf of linux-source-6.12 with perf-glue.patch applied.
 #
 #   scripts/build-perf.sh [-o OUTDIR] [-f] [-a PATCH]... [MAKEVAR=value...]
+#   scripts/build-perf.sh -p    print the Debian packages it needs, and exit
 #
 # -a applies PATCH (repeat it: in order) instead of perf-glue.patch, e.g.
 # the first patches of perf-glue/ (scripts/perf-series.sh build).
@@ -34,12 +35,13 @@ die() {
 	exit 1
 }
 
-while getopts "o:fa:" opt; do
+while getopts "o:fa:p" opt; do
 	case $opt in
 	o) outdir=$(mkdir -p "$OPTARG" && cd "$OPTARG" && pwd) ;;
 	f) force=1 ;;
 	a) patchfiles+=("$(cd "$(dirname "$OPTARG")" && pwd)/${OPTARG##*/}") ;;
-	*) die "usage: build-perf.sh [-o OUTDIR] [-f] [-a PATCH]... [MAKEVAR=value...]" ;;
+	p) printf '%s\n' "${required[@]}" "${wanted[@]}"; exit 0 ;;
+	*) die "usage: build-perf.sh [-o OUTDIR] [-f] [-a PATCH]... [-p] [MAKEVAR=value...]" ;;
 	esac
 done
 [ ${#patchfiles[@]} -gt 0 ] || patchfiles=("$top/perf-glue.patch")

