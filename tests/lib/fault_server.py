@@ -206,6 +206,7 @@ class FaultServer(http.server.ThreadingHTTPServer):
         self.size_header = size_header
         self.after = after
         self.hits = []
+        self.connections = 0  # accepted, whether a request came or not
         self.sent = 0  # bytes of body sent in 'stream' and 'slow' modes
         self.lock = threading.Lock()
         self.stopping = threading.Event()
@@ -218,6 +219,19 @@ class FaultServer(http.server.ThreadingHTTPServer):
 
     def handle_error(self, request, client_address):
         pass  # clients hanging up on a misbehaving server is the point
+
+    def process_request(self, request, client_address):
+        with self.lock:
+            self.connections += 1
+        super().process_request(request, client_address)
+
+    def wait_connected(self, bound=5):
+        """Whether a client connected within BOUND seconds: a client
+        that hangs up at once may be accepted after it is gone."""
+        deadline = time.monotonic() + bound
+        while not self.connections and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self.connections > 0
 
     def __enter__(self):
         self.thread = threading.Thread(target=self.serve_forever,
