@@ -292,7 +292,7 @@ static const char *symprov_notes_damage(Elf *elf, size_t shstrndx,
 			if (next > data->d_size)
 				return "note outside its section";
 			if (nhdr.n_descsz != len ||
-			    memcmp(p + desc, id, len) != 0)
+			    (len && memcmp(p + desc, id, len) != 0))
 				return "build ID notes disagree";
 			break;
 		}

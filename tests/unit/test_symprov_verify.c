@@ -395,6 +395,44 @@ static void test_note_without_data(void **state)
 	free(im.buf);
 }
 
+/*
+ * A GNU build ID note with an empty description, where libdw finds no
+ * note (not SHT_NOTE, no PT_NOTE) but perf reads it by name: no build ID,
+ * and nothing compared with one (fuzz_verify found a memcmp() of a NULL
+ * pointer there).
+ */
+static void test_note_empty_description(void **state)
+{
+	int fd = memfd_create("test-verify", MFD_CLOEXEC);
+	const char *why = NULL;
+	struct image im;
+	Elf64_Ehdr *eh;
+	Elf64_Shdr *sh;
+	int i;
+
+	(void)state;
+	load_self(&im);
+	eh = ehdr_of(&im);
+	for (i = 0; i < eh->e_phnum; i++) {
+		Elf64_Phdr *ph = (Elf64_Phdr *)(im.buf + eh->e_phoff) + i;
+
+		if (ph->p_type == PT_NOTE)
+			ph->p_type = PT_NULL;
+	}
+	sh = shdr_of(&im, scn_of(&im, ".note.gnu.build-id"));
+	sh->sh_type = SHT_PROGBITS;
+	((Elf64_Nhdr *)(im.buf + sh->sh_offset))->n_descsz = 0;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, im.buf, im.size), (ssize_t)im.size);
+	assert_int_equal(symprov_verify_elf(fd, &why), 0);
+	assert_int_equal(symprov_verify_build_id(fd, (const unsigned char *)"",
+						 0, &why),
+			 -1);
+	assert_string_equal(why, "no build ID note");
+	close(fd);
+	free(im.buf);
+}
+
 /* The .opd symbol as linked, and 8 bytes from the end, are accepted. */
 static void test_opd_inside(void **state)
 {
@@ -503,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_other_build_id),
 		cmocka_unit_test(test_not_elf),
 		cmocka_unit_test(test_note_without_data),
+		cmocka_unit_test(test_note_empty_description),
 		cmocka_unit_test(test_opd_inside),
 		cmocka_unit_test(test_empty_symtab),
 		cmocka_unit_test(test_symbols_only),
