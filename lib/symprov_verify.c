@@ -6,10 +6,10 @@
  * perf 6.12 (util/symbol-elf.c) reads a vmlinux's tables without checking
  * them: a string table shorter than a symbol's name offset, a symbol table
  * entry size of 0 or a note section without data crash it.  Check here
- * everything it trusts, before any host sees the file.
+ * everything it trusts, before any host sees the file.  With libelf only:
+ * perf, which may be built without libdw, runs this too.
  */
 #include <gelf.h>
-#include <elfutils/libdwelf.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -252,7 +252,7 @@ static const char *symprov_symtabs_damage(Elf *elf, size_t shnum,
  * as 4-byte aligned headers, names and descriptions, and copies up to 20
  * bytes of the first GNU build ID it meets.  Walk them the same way:
  * everything it reads must be in the section, and that build ID must be
- * the file's (@id, @len, from libdw).
+ * the file's (@id, @len, symprov_elf_build_id()'s).
  */
 static const char *symprov_notes_damage(Elf *elf, size_t shstrndx,
 					const void *id, size_t len)
@@ -291,6 +291,7 @@ static const char *symprov_notes_damage(Elf *elf, size_t shstrndx,
 		    !memcmp(p + name, "GNU", 4)) {
 			if (next > data->d_size)
 				return "note outside its section";
+			/* @id is NULL when the file has no build ID */
 			if (nhdr.n_descsz != len ||
 			    (len && memcmp(p + desc, id, len) != 0))
 				return "build ID notes disagree";
@@ -301,7 +302,7 @@ static const char *symprov_notes_damage(Elf *elf, size_t shstrndx,
 	return NULL;
 }
 
-/* What is wrong with @elf, or NULL; its build ID (from libdw) is @id. */
+/* What is wrong with @elf, or NULL; its build ID is @id. */
 static const char *symprov_elf_damage(Elf *elf, int fd, const void *id,
 				      size_t len)
 {
@@ -332,24 +333,102 @@ static const char *symprov_elf_damage(Elf *elf, int fd, const void *id,
 }
 
 /*
+ * The first GNU build ID note of the notes in @data (NULL: none), as
+ * dwelf_elf_gnu_build_id() takes it: true if there is one, its
+ * description in *@id, *@len bytes (maybe 0).  gelf_getnote() keeps each
+ * note inside @data, and returns 0 past the last one.
+ */
+static bool symprov_note_build_id(Elf_Data *data, const void **id, size_t *len)
+{
+	size_t off = 0, name, desc;
+	GElf_Nhdr nhdr;
+
+	while ((off = gelf_getnote(data, off, &nhdr, &name, &desc)) > 0) {
+		const char *p = data->d_buf;
+
+		if (nhdr.n_type == NT_GNU_BUILD_ID &&
+		    nhdr.n_namesz == sizeof("GNU") &&
+		    !memcmp(p + name, "GNU", sizeof("GNU"))) {
+			*id = p + desc;
+			*len = nhdr.n_descsz;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The build ID of @elf, a file of @size bytes, as libdw's
+ * dwelf_elf_gnu_build_id() finds it, with libelf alone (perf needs no
+ * libdw): the first GNU build ID note of the SHT_NOTE sections or, in a
+ * file without sections, of the PT_NOTE segments.  libelf copies the notes
+ * of a file of the other byte order: those read may add up to the file's
+ * size, which notes that do not overlap never pass, so that a file naming
+ * the same large range again and again cannot make it allocate without
+ * limit.  Returns its length, 0 when there is none.
+ */
+static size_t symprov_elf_build_id(Elf *elf, uint64_t size, const void **id)
+{
+	Elf_Scn *scn = elf_nextscn(elf, NULL);
+	uint64_t left = size;
+	size_t i, phnum, len = 0;
+	bool found = false;
+
+	for (; scn && !found; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr shdr;
+
+		/* libelf reads nothing of one outside the file */
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE ||
+		    !symprov_inside(shdr.sh_offset, shdr.sh_size, size))
+			continue;
+		if (shdr.sh_size > left)
+			break;
+		left -= shdr.sh_size;
+		found = symprov_note_build_id(elf_getdata(scn, NULL), id, &len);
+	}
+	if (elf_nextscn(elf, NULL) || elf_getphdrnum(elf, &phnum))
+		return found ? len : 0;
+	for (i = 0; i < phnum && !found; i++) {
+		GElf_Phdr phdr;
+		Elf_Data *data;
+
+		if (!gelf_getphdr(elf, (int)i, &phdr) ||
+		    phdr.p_type != PT_NOTE ||
+		    !symprov_inside(phdr.p_offset, phdr.p_filesz, size))
+			continue;
+		if (phdr.p_filesz > left)
+			break;
+		left -= phdr.p_filesz;
+		data = elf_getdata_rawchunk(
+			elf, (int64_t)phdr.p_offset, phdr.p_filesz,
+			phdr.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+		found = symprov_note_build_id(data, id, &len);
+	}
+	return found ? len : 0;
+}
+
+/*
  * @fd as ELF, its build ID in *@id (*@len bytes, 0 when it has none), or
  * NULL and *why.
  */
 static Elf *symprov_elf_open(int fd, const void **id, size_t *len,
 			     const char **why)
 {
-	ssize_t n;
+	struct stat st;
 	Elf *elf;
 
 	pthread_once(&symprov_elf_once, symprov_elf_init);
+	if (fstat(fd, &st)) {
+		*why = "cannot read the file";
+		return NULL;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		elf_end(elf);
 		*why = "not an ELF file";
 		return NULL;
 	}
-	n = dwelf_elf_gnu_build_id(elf, id);
-	*len = n > 0 ? (size_t)n : 0;
+	*len = symprov_elf_build_id(elf, (uint64_t)st.st_size, id);
 	return elf;
 }
 

@@ -6,7 +6,9 @@
  * elf_read_build_id(), symsrc__init(), dso__load_sym_internal()), from a
  * heap copy of exactly the file's size, so that ASan sees any read perf
  * would make past the file or through a NULL section buffer: a file the
- * check accepts and this model crashes on is a gap in the check.
+ * check accepts and this model crashes on is a gap in the check.  And on
+ * any bytes, the build ID the check reads with libelf alone is the one
+ * libdw's dwelf_elf_gnu_build_id() reads.
  */
 #define _GNU_SOURCE /* memfd_create */
 #include <elfutils/libdwelf.h>
@@ -73,16 +75,19 @@ static void model_read_build_id(Elf *elf, GElf_Ehdr *ehdr)
 		return;
 	ptr = data->d_buf;
 	while (ptr < (char *)data->d_buf + data->d_size) {
-		GElf_Nhdr *nhdr = (GElf_Nhdr *)ptr;
-		size_t namesz = MODEL_NOTE_ALIGN(nhdr->n_namesz);
-		size_t descsz = MODEL_NOTE_ALIGN(nhdr->n_descsz);
+		GElf_Nhdr nhdr;
+		size_t namesz, descsz;
 		const char *name;
 
-		ptr += sizeof(*nhdr);
+		/* the bytes perf reads, at any alignment (x86 does not care) */
+		memcpy(&nhdr, ptr, sizeof(nhdr));
+		namesz = MODEL_NOTE_ALIGN(nhdr.n_namesz);
+		descsz = MODEL_NOTE_ALIGN(nhdr.n_descsz);
+		ptr += sizeof(nhdr);
 		name = ptr;
 		ptr += namesz;
-		if (nhdr->n_type == NT_GNU_BUILD_ID &&
-		    nhdr->n_namesz == sizeof("GNU") &&
+		if (nhdr.n_type == NT_GNU_BUILD_ID &&
+		    nhdr.n_namesz == sizeof("GNU") &&
 		    !memcmp(name, "GNU", sizeof("GNU"))) {
 			memcpy(bf, ptr, descsz < 20 ? descsz : 20);
 			model_sink += bf[0];
@@ -227,6 +232,67 @@ static void model_perf(const uint8_t *data, size_t size)
 	free(copy);
 }
 
+/*
+ * The note sections in the file or, without sections, the note segments
+ * add up to more than the file: the check stops reading notes there.
+ */
+static int notes_overlap(Elf *elf, size_t size)
+{
+	uint64_t sum = 0;
+	Elf_Scn *scn = NULL;
+	size_t i, n;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
+		    sh.sh_offset <= size && sh.sh_size <= size - sh.sh_offset)
+			sum += sh.sh_size;
+	}
+	if (!elf_nextscn(elf, NULL) && !elf_getphdrnum(elf, &n)) {
+		for (i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, (int)i, &ph) &&
+			    ph.p_type == PT_NOTE && ph.p_offset <= size &&
+			    ph.p_filesz <= size - ph.p_offset)
+				sum += ph.p_filesz;
+		}
+	}
+	return sum > size;
+}
+
+/*
+ * Asked for libdw's build ID, the check never finds another one or none
+ * (unless it stopped at overlapping notes); when libdw finds none, the
+ * check finds none either.
+ */
+static void compare_build_id(int fd, size_t size)
+{
+	static const unsigned char any[20] = { 1 };
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *id = NULL;
+	const char *why = NULL;
+	ssize_t len;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		return;
+	}
+	len = dwelf_elf_gnu_build_id(elf, &id);
+	if (len > 0) {
+		if (symprov_verify_build_id(fd, id, (size_t)len, &why) &&
+		    (!strcmp(why, "build ID differs from the one asked for") ||
+		     (!strcmp(why, "no build ID note") &&
+		      !notes_overlap(elf, size))))
+			abort();
+	} else if (!symprov_verify_build_id(fd, any, sizeof(any), &why) ||
+		   strcmp(why, "no build ID note") != 0) {
+		abort();
+	}
+	elf_end(elf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
@@ -245,6 +311,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(fd, 0) ||
 	    (size && pwrite(fd, data, size, 0) != (ssize_t)size))
 		abort();
+	compare_build_id(fd, size);
 	if (symprov_verify_elf(fd, &why)) {
 		if (!why)
 			abort();

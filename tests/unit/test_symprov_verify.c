@@ -300,6 +300,55 @@ static void note_descsz_huge(struct image *im)
 	nh->n_descsz = 0x1000;
 }
 
+/* The section header table gone: the build ID is that of PT_NOTE. */
+static void no_sections(struct image *im)
+{
+	ehdr_of(im)->e_shoff = 0;
+	ehdr_of(im)->e_shnum = 0;
+	ehdr_of(im)->e_shstrndx = SHN_UNDEF;
+}
+
+static Elf64_Phdr *phdr_of(const struct image *im, size_t i)
+{
+	return (Elf64_Phdr *)(im->buf + ehdr_of(im)->e_phoff) + i;
+}
+
+static void no_sections_no_note(struct image *im)
+{
+	size_t i;
+
+	no_sections(im);
+	for (i = 0; i < ehdr_of(im)->e_phnum; i++)
+		if (phdr_of(im, i)->p_type == PT_NOTE)
+			phdr_of(im, i)->p_type = PT_NULL;
+}
+
+/*
+ * A first note segment over the whole file: the notes read would add up
+ * to more than the file, which notes that do not overlap never do.
+ */
+static void no_sections_note_over_all(struct image *im)
+{
+	Elf64_Phdr *ph = phdr_of(im, 0);
+
+	no_sections(im);
+	assert_int_not_equal(ph->p_type, PT_NOTE);
+	ph->p_type = PT_NOTE;
+	ph->p_offset = 0;
+	ph->p_filesz = im->size;
+}
+
+/* The same with a note section before the build ID's. */
+static void note_section_over_all(struct image *im)
+{
+	Elf64_Shdr *sh = shdr_of(im, 1);
+
+	assert_int_not_equal(1, scn_of(im, ".note.gnu.build-id"));
+	sh->sh_type = SHT_NOTE;
+	sh->sh_offset = 0;
+	sh->sh_size = im->size;
+}
+
 static void truncated(struct image *im)
 {
 	im->size /= 2;
@@ -360,6 +409,12 @@ static const struct damage {
 	  "no build ID note" },
 	{ "half of the file", truncated,
 	  "file is truncated: section header table past its end" },
+	{ "no sections, no note segment", no_sections_no_note,
+	  "no build ID note" },
+	{ "no sections, a note segment over the file",
+	  no_sections_note_over_all, "no build ID note" },
+	{ "a note section over the file", note_section_over_all,
+	  "no build ID note" },
 };
 
 static void test_damage(void **state)
@@ -430,6 +485,21 @@ static void test_note_empty_description(void **state)
 			 -1);
 	assert_string_equal(why, "no build ID note");
 	close(fd);
+	free(im.buf);
+}
+
+/*
+ * Without sections the build ID comes from the note segments, as libdw's
+ * dwelf_elf_gnu_build_id() takes it.
+ */
+static void test_no_sections(void **state)
+{
+	struct image im;
+
+	(void)state;
+	load_self(&im);
+	no_sections(&im);
+	assert_null(verify_image(&im));
 	free(im.buf);
 }
 
@@ -542,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_not_elf),
 		cmocka_unit_test(test_note_without_data),
 		cmocka_unit_test(test_note_empty_description),
+		cmocka_unit_test(test_no_sections),
 		cmocka_unit_test(test_opd_inside),
 		cmocka_unit_test(test_empty_symtab),
 		cmocka_unit_test(test_symbols_only),
