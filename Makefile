@@ -60,10 +60,12 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 PROV_CFLAGS := -fvisibility=hidden
 PROV_LDFLAGS := -shared -Wl,-z,defs -Wl,--no-undefined
 
-LOADER_SRCS := lib/symprov_loader.c lib/symprov_list.c lib/symprov_memo.c
+# The loader checks what providers return (symprov_verify.c): libelf.
+LOADER_SRCS := lib/symprov_loader.c lib/symprov_list.c lib/symprov_memo.c \
+	lib/symprov_buildid.c lib/symprov_verify.c
 DIP_SRCS := $(wildcard provider/debuginfod/*.c) lib/symprov_buildid.c \
 	lib/symprov_memo.c lib/symprov_verify.c
-DIP_LIBS := -ldebuginfod -ldw -lelf -lpthread
+DIP_LIBS := -ldebuginfod -lelf -lpthread
 BDD_SRCS := $(wildcard provider/buildiddir/*.c) lib/symprov_buildid.c \
 	lib/symprov_list.c lib/symprov_verify.c
 BDD_LIBS := -ldw -lelf -lpthread
@@ -84,9 +86,9 @@ $(call obj,$(DIP_SRCS) $(BDD_SRCS) provider/example/example_provider.c): \
 	ALL_CFLAGS += $(PROV_CFLAGS)
 
 $(B)/bin/symprov: $(call obj,tools/symprov.c tools/symprov_check.c \
-		$(LOADER_SRCS) lib/symprov_buildid.c lib/symprov_verify.c)
+		$(LOADER_SRCS))
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -ldw -lelf -lpthread
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -lelf -lpthread
 
 # The loader has $(LIBDIR) compiled in: rebuilt when it changes.
 $(call obj,lib/symprov_loader.c): ALL_CPPFLAGS += -DSYMPROV_LIBDIR='"$(LIBDIR)"'

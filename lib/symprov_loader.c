@@ -16,11 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "symprov_buildid.h"
 #include "symprov_list.h"
 #include "symprov_loader.h"
 #include "symprov_memo.h"
+#include "symprov_verify.h"
 
 /*
  * RTLD_LOCAL: two providers may use the same symbol names.  Sanitizer
@@ -506,6 +509,50 @@ const char *symprov_status_str(int status)
 }
 
 /*
+ * A file a provider found is not taken on its word: it must be a readable
+ * regular file with the build ID asked for, sound for a host to read
+ * (symprov_verify_build_id()).  A third-party provider may check nothing,
+ * and a damaged file crashes perf.  Otherwise one warning naming the
+ * provider, the file, why and the build ID, and -1 with *@error the
+ * answer's detail.
+ */
+static int slot_verify(const struct symprov_slot *slot,
+		       const struct symprov_request *req, const char *path,
+		       int *error)
+{
+	const struct symprov_loader_host *host = &slot->loader->host;
+	/* no wait on a FIFO, no controlling terminal from a device */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	const char *why = NULL;
+	struct stat st;
+
+	if (fd < 0) {
+		*error = errno;
+		loader_log(host, SYMPROV_LOG_WARN,
+			   "symbol provider '%s' returned %s: %s",
+			   slot->info.name, path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (!symprov_verify_build_id(fd, req->build_id, req->build_id_len,
+					  &why))
+		why = NULL;
+	if (why) {
+		char hex[SYMPROV_BUILD_ID_HEX_MAX];
+
+		*error = EBADMSG;
+		loader_log(host, SYMPROV_LOG_WARN,
+			   "%s supplied %s, rejected (%s), build ID %s",
+			   slot->info.name, path, why,
+			   symprov_build_id_hex(req->build_id,
+						req->build_id_len, hex));
+	}
+	close(fd);
+	return why ? -1 : 0;
+}
+
+/*
  * Ask one provider; anything odd it returns becomes UNAVAILABLE.  A
  * provider of ABI 1.0 knows no content field: it gets an ABI 1.0 request,
  * for the whole file, which is what it returns.  Others get the host's
@@ -545,10 +592,7 @@ static int slot_find(struct symprov_slot *slot,
 				"symbol provider '%s' returned %s with content %u, not what was asked for",
 				slot->info.name, res.path, res.content);
 			status = SYMPROV_UNAVAILABLE;
-		} else if (access(res.path, R_OK)) {
-			loader_log(host, SYMPROV_LOG_WARN,
-				   "symbol provider '%s' returned %s: %s",
-				   slot->info.name, res.path, strerror(errno));
+		} else if (slot_verify(slot, req, res.path, &res.error)) {
 			status = SYMPROV_UNAVAILABLE;
 		} else {
 			ans->path = res.path;

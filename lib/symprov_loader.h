@@ -91,13 +91,16 @@ size_t symprov_loader_nr_providers(const struct symprov_loader *loader);
  * status, also in ans->status.  On SYMPROV_FOUND ans->path is a malloc()ed
  * path the caller frees, ans->content says whether it is the whole file
  * or the symbols only (never less than req->content asks for) and
- * ans->source names the provider.  Otherwise the overall status, with
- * ans->source and ans->error the provider that gave it and its detail (a
- * positive errno, 0 if none): SYMPROV_CANCELLED when the request was
- * skipped or the session stopped, SYMPROV_UNAVAILABLE when any provider
- * failed transiently, SYMPROV_NOT_FOUND when at least one provider gave an
- * authoritative miss, SYMPROV_DISABLED when every provider (or none) was
- * disabled.
+ * ans->source names the provider.  The file is a regular one that
+ * symprov_verify_build_id() accepted for the build ID asked for: one a
+ * provider returns that is not gets a warning, and counts as that
+ * provider's SYMPROV_UNAVAILABLE (detail EBADMSG).  Otherwise the overall
+ * status, with ans->source and ans->error the provider that gave it and
+ * its detail (a positive errno, 0 if none): SYMPROV_CANCELLED when the
+ * request was skipped or the session stopped, SYMPROV_UNAVAILABLE when
+ * any provider failed transiently, SYMPROV_NOT_FOUND when at least one
+ * provider gave an authoritative miss, SYMPROV_DISABLED when every
+ * provider (or none) was disabled.
  *
  * The answer for a kind, content and build ID is remembered for the life
  * of the loader, the host's session: the providers are asked once (a FOUND

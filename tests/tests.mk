@@ -49,6 +49,11 @@ UNIT_TESTS += test_buildiddir
 UNIT_BINS := $(patsubst %,$(B)/tests/%,$(UNIT_TESTS))
 
 $(B)/tests/test_loader: $(call obj,tests/unit/test_loader.c $(LOADER_SRCS))
+# test_loader's providers find itself, by its known build ID.
+TEST_LOADER_BUILD_ID := abcdef0000000000000000000000000000000000
+$(B)/tests/test_loader: EXTRA_LDFLAGS := -Wl,--build-id=0x$(TEST_LOADER_BUILD_ID)
+$(call obj,tests/unit/test_loader.c): \
+	ALL_CPPFLAGS += -DTEST_BUILD_ID='"$(TEST_LOADER_BUILD_ID)"'
 $(B)/tests/test_struct: $(call obj,tests/unit/test_struct.c)
 $(B)/tests/test_buildid: $(call obj,tests/unit/test_buildid.c lib/symprov_buildid.c)
 $(B)/tests/test_list: $(call obj,tests/unit/test_list.c lib/symprov_list.c)
@@ -72,17 +77,17 @@ $(call obj,tests/unit/test_buildiddir.c): \
 $(UNIT_BINS):
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $(filter %.o,$^) -lcmocka -ldl -lpthread \
-		-ldw -lelf
+		-lelf
 
 # The concurrency driver of the integration tests.
-$(B)/tests/concurrent_find: $(call obj,tests/integration/concurrent_find.c $(LOADER_SRCS) lib/symprov_buildid.c)
+$(B)/tests/concurrent_find: $(call obj,tests/integration/concurrent_find.c $(LOADER_SRCS))
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -lelf -lpthread
 
 # The check of fetched files on files named on its command line.
 $(B)/tests/verify_elf: $(call obj,tests/fuzz/verify_elf.c lib/symprov_verify.c lib/symprov_buildid.c)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldw -lelf -lpthread
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lelf -lpthread
 
 TEST_DEPS := all $(TP_LIBS) $(UNIT_BINS) $(B)/tests/concurrent_find \
 	$(B)/tests/verify_elf
@@ -165,7 +170,7 @@ build/fuzz/fuzz_buildid: tests/fuzz/fuzz_buildid.c lib/symprov_buildid.c
 build/fuzz/fuzz_symbols: tests/fuzz/fuzz_symbols.c \
 	provider/debuginfod/dip_symfile.c provider/debuginfod/dip_layout.c \
 	lib/symprov_verify.c
-build/fuzz/fuzz_symbols: FUZZ_LIBS := -ldw -lelf
+build/fuzz/fuzz_symbols: FUZZ_LIBS := -lelf
 $(FUZZ_BINS):
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -g -O1 -Iinclude -Ilib -Iprovider/debuginfod \
@@ -178,7 +183,8 @@ $(FUZZ_SEEDS): tests/fuzz/make_symbols_seed.py tests/lib/elf_fixtures.py
 	$(PYTHON) tests/fuzz/make_symbols_seed.py $@
 
 # The check of fetched files, and a model of what perf reads of the files
-# it accepts; seeded with small ELF files of each kind.
+# it accepts; seeded with small ELF files of each kind.  libdw: its build
+# ID is the reference for the check's own.
 FUZZ_VERIFY_SEEDS := $(patsubst %,build/fuzz/fuzz_verify.corpus/seed%,.o 32.o .exe 32.exe .so)
 build/fuzz/fuzz_verify: tests/fuzz/fuzz_verify.c lib/symprov_verify.c | $(FUZZ_VERIFY_SEEDS)
 	@mkdir -p $(dir $@)

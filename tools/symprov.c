@@ -6,8 +6,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -23,7 +21,6 @@
 #include "symprov_buildid.h"
 #include "symprov_check.h"
 #include "symprov_loader.h"
-#include "symprov_verify.h"
 
 enum symprov_exit {
 	EXIT_FOUND = 0,
@@ -201,24 +198,6 @@ static void cli_say_content(struct cli *cli, const struct symprov_answer *ans)
 	cli_log(cli, SYMPROV_LOG_INFO, ans->source, msg);
 }
 
-/* What a provider returned is not printed on its word alone. */
-static int cli_check_file(const char *path, const struct symprov_request *req)
-{
-	const char *why = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
-
-	if (fd < 0) {
-		fprintf(stderr, "symprov: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	ret = symprov_verify_build_id(fd, req->build_id, req->build_id_len,
-				      &why);
-	close(fd);
-	if (ret)
-		fprintf(stderr, "symprov: %s: %s\n", path, why);
-	return ret;
-}
-
 static int cmd_find(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -293,10 +272,8 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 	status = symprov_loader_find(loader, &req, &ans);
 	path = ans.path;
 	cli_end_progress(cli);
-	if (status == SYMPROV_FOUND && cli_check_file(path, &req)) {
-		free(path);
-		status = SYMPROV_UNAVAILABLE;
-	} else if (status == SYMPROV_FOUND) {
+	/* the loader checked the file: what is printed can be used */
+	if (status == SYMPROV_FOUND) {
 		if (cli->verbose)
 			cli_say_content(cli, &ans);
 		printf("%s\n", path);

@@ -78,6 +78,7 @@ static const struct chk_probe chk_probes[] = {
 /* What one probe gave, parsed from its child's report. */
 struct chk_result {
 	int status; /* -1: no answer */
+	int error; /* the answer's detail */
 	char path[4096];
 	char loader_warning[512]; /* the loader's first complaint */
 	long stdout_bytes;
@@ -182,7 +183,7 @@ static void chk_child(const struct chk *c, const struct chk_probe *p, FILE *out)
 		symprov_loader_find(loader, chk_request(p, page, page_size),
 				    &ans);
 	fflush(out);
-	fprintf(out, "S\t%d\t%s\n", ans.status, ans.path ?: "");
+	fprintf(out, "S\t%d\t%d\t%s\n", ans.status, ans.error, ans.path ?: "");
 	free(ans.path);
 	symprov_loader_delete(loader);
 	fflush(stdout);
@@ -212,6 +213,8 @@ static void chk_parse(struct chk_result *r)
 			char *end;
 
 			r->status = (int)strtol(line + 2, &end, 10);
+			if (*end == '\t')
+				r->error = (int)strtol(end + 1, &end, 10);
 			if (*end == '\t')
 				snprintf(r->path, sizeof(r->path), "%s",
 					 end + 1);
@@ -377,8 +380,17 @@ static void chk_probe(struct chk *c, const struct chk_probe *p)
 			"did not load in a new process%s%s",
 			r->loader_warning[0] ? ": " : "", r->loader_warning);
 	} else if (r->loader_warning[0]) {
-		/* the loader turned a wrong answer into "unavailable" */
-		chk_say(c, CHK_FAIL, p->what, "%s", r->loader_warning);
+		/*
+		 * the loader turned a wrong answer into "unavailable"; a file
+		 * it refused (EBADMSG) was found, for a build ID that cannot
+		 * exist
+		 */
+		if (r->status == SYMPROV_UNAVAILABLE && r->error == EBADMSG)
+			chk_judge(p, SYMPROV_FOUND, &advice);
+		else
+			advice = "";
+		chk_say(c, CHK_FAIL, p->what, "%s%s", r->loader_warning,
+			advice);
 	} else if (r->stdout_bytes > 0) {
 		chk_say(c, CHK_FAIL, p->what,
 			"wrote %ld bytes to stdout, which is perf's output: log through host->log",

@@ -83,9 +83,13 @@ class CheckTest(unittest.TestCase):
         self.assert_fails(res, 'load: /nonexistent/libx.so: cannot open')
 
     def test_found_for_impossible_build_id(self):
+        # the loader refuses the file, as in perf, and says why
         self.assert_fails(check(tp('foundall')),
-                          'kernel, a build ID that cannot exist: found '
-                          '/bin/sh: a file for a build ID that cannot exist',
+                          'kernel, a build ID that cannot exist: tp supplied '
+                          '/bin/sh, rejected (build ID differs from the one '
+                          'asked for), build ID 73796d70726f762d636865636b2d'
+                          '303030303030: a file for a build ID that cannot '
+                          'exist',
                           'must refuse a request with a field')
 
     def test_unknown_status(self):
