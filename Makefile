@@ -117,7 +117,8 @@ include tests/tests.mk
 PERF_SERIES_SRCS := scripts/perf-series.sh $(wildcard perf-glue/*.patch) \
 	include/symprov.h lib/symprov_loader.c lib/symprov_loader.h \
 	lib/symprov_list.c lib/symprov_list.h lib/symprov_memo.c \
-	lib/symprov_memo.h
+	lib/symprov_memo.h lib/symprov_buildid.c lib/symprov_buildid.h \
+	lib/symprov_verify.c lib/symprov_verify.h
 
 perf-glue.patch: $(PERF_SERIES_SRCS)
 	bash scripts/perf-series.sh refresh

@@ -61,12 +61,16 @@ combined=$top/perf-glue.patch
 # by the others
 injected=(
 	"include/symprov.h tools/perf/include/perf/symprov.h"
+	"lib/symprov_buildid.c tools/perf/util/symprov/symprov_buildid.c"
+	"lib/symprov_buildid.h tools/perf/util/symprov/symprov_buildid.h"
 	"lib/symprov_list.c tools/perf/util/symprov/symprov_list.c"
 	"lib/symprov_list.h tools/perf/util/symprov/symprov_list.h"
 	"lib/symprov_loader.c tools/perf/util/symprov/symprov_loader.c"
 	"lib/symprov_loader.h tools/perf/util/symprov/symprov_loader.h"
 	"lib/symprov_memo.c tools/perf/util/symprov/symprov_memo.c"
 	"lib/symprov_memo.h tools/perf/util/symprov/symprov_memo.h"
+	"lib/symprov_verify.c tools/perf/util/symprov/symprov_verify.c"
+	"lib/symprov_verify.h tools/perf/util/symprov/symprov_verify.h"
 )
 
 # Where the ABI header was before the series: a copy of include/symprov.h
