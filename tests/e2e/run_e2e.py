@@ -72,6 +72,13 @@ every response the server counted (all codes and types, /metrics excluded):
                   refused), build ID ..."
   terminal        perf report --stdio with stderr on a terminal: REF byte
                   for byte on stdout, the "supplied" line on the terminal
+  damaged         the test provider "sym" supplies the stand-in with the
+                  right build ID and .symtab sh_entsize = 0, which perf
+                  divides by (--vmlinux=IT kills perf: the control): one
+                  line "sym supplied FILE, rejected (...), build ID ...",
+                  then "no provider supplied the vmlinux (sym:
+                  unavailable, Bad message), build ID ...", exit 0, kernel
+                  raw, no traffic
   content <what>  through the test provider "sym" (symbols only, for
                   requests of the symbols only) then debuginfod, counted
                   at the server: --sort dso,sym and perf script -F ip,sym
@@ -135,6 +142,7 @@ import compare_reports  # noqa: E402
 import make_kallsyms_cache  # noqa: E402
 from debuginfod_server import (DebuginfodServer, http_get,  # noqa: E402
                                response_counts)
+from elf_mutate import ElfImage  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
 from e2elib import (E2EError, HERE, REPO, clean_env, find_perf, log,  # noqa
                     run, alias_map, running_kernel_build_id)
@@ -156,6 +164,10 @@ NOT_SUPPLIED = "symprov: no provider supplied the vmlinux (%s), build ID %s"
 # the perf-flavoured test provider (tests/tests.mk: perfsym), named "sym",
 # configured through symprov.test.sym.* keys
 TEST_PROVIDER = "libtp_perfsym.so"
+# the loader's line about a file it refused (lib/symprov_loader.c), with
+# the reason lib/symprov_verify.c gives for a symbol table's entry size
+REJECTED = ("symprov: %s supplied %s, rejected (symbol table entry size is "
+            "not that of a symbol), build ID %s")
 
 
 def loud(msg):
@@ -788,6 +800,49 @@ class Runner:
             "debuginfod: unavailable, Connection refused", self.new_id),
             "unavailable")
 
+    def step_damaged(self):
+        """A provider supplies a damaged file with the right build ID:
+        perf refuses it with one line, does not crash, and shows the
+        kernel's samples raw."""
+        damaged = self.p("damaged.vmlinux")  # not in srv: not served
+        with open(self.standin, "rb") as f:
+            img = ElfImage(f.read())
+        img.set_shdr(img.section(".symtab"), "sh_entsize", 0)
+        with open(damaged, "wb") as f:
+            f.write(img.data)
+        # the control: loaded as is, the file kills perf
+        res = self.perf_run("damaged-vmlinux", SORT_ARGS + [
+            "--vmlinux=" + damaged, "-i", self.p("moved.data")],
+            self.fresh_home("damaged-vmlinux"), check_rc=False)
+        if res.returncode >= 0:
+            raise E2EError("perf report --vmlinux=DAMAGED exited with %d, "
+                           "not of a signal: the damage proves nothing"
+                           % res.returncode)
+        log("damaged: --vmlinux=DAMAGED: perf died of signal %d"
+            % -res.returncode)
+
+        config = self.p("perfconfig-damaged")
+        with open(config, "w") as f:
+            f.write("[symprov \"test.sym\"]\n\tstatus = 0\n\tpath = %s\n"
+                    % damaged)
+        env = self.provider_env(self.fresh_cache("damaged"), providers=(
+            os.path.join(self.tpdir, TEST_PROVIDER)))
+        env["PERF_CONFIG"] = config
+        before = self.traffic()
+        _, err, entries = self.report("damaged", self.p("moved.data"),
+                                      self.fresh_home("damaged"), env,
+                                      sort=True)
+        self.expect_raw(entries)
+        want = [REJECTED % ("sym", damaged, self.new_id),
+                NOT_SUPPLIED % ("sym: unavailable, Bad message",
+                                self.new_id)]
+        if self.symprov_lines(err) != want:
+            raise E2EError("want the lines %s, got %s" % (
+                want, self.symprov_lines(err)))
+        self.expect_no_kallsyms_msg(err, "damaged")
+        self.expect_traffic(before, {}, "damaged")
+        log("damaged: " + want[0])
+
     def on_pty(self, name, argv, env, timeout=120):
         """argv with stdin and stderr on a terminal, stdout to a file:
         (exit code, what the terminal showed)."""
@@ -1152,6 +1207,7 @@ class Runner:
         self.check("exec-path", self.step_exec_path)
         self.check("verbose", self.step_verbose)
         self.check("unavailable", self.step_unavailable)
+        self.check("damaged", self.step_damaged)
         self.check("terminal", self.step_terminal)
         self.content_checks()
         self.check("tui-skip", self.step_tui_skip)
