@@ -145,7 +145,8 @@ from debuginfod_server import (DebuginfodServer, http_get,  # noqa: E402
 from elf_mutate import ElfImage  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
 from e2elib import (E2EError, HERE, REPO, clean_env, find_perf, log,  # noqa
-                    run, alias_map, running_kernel_build_id)
+                    loud, run, run_checks, alias_map,
+                    running_kernel_build_id)
 from tui import Terminal  # noqa: E402
 
 # Symbol comparisons (sample counts and periods per entry)
@@ -168,14 +169,6 @@ TEST_PROVIDER = "libtp_perfsym.so"
 # the reason lib/symprov_verify.c gives for a symbol table's entry size
 REJECTED = ("symprov: %s supplied %s, rejected (symbol table entry size is "
             "not that of a symbol), build ID %s")
-
-
-def loud(msg):
-    """A message that must not be missed, on stdout and stderr."""
-    bar = "!" * 72
-    text = "\n%s\n!! %s\n%s\n" % (bar, msg.replace("\n", "\n!! "), bar)
-    print(text, flush=True)
-    print(text, file=sys.stderr, flush=True)
 
 
 def fmt_traffic(t):
@@ -1276,18 +1269,7 @@ def main(argv=None):
                     help="compare user-space entries too (can flake when "
                     "binaries in the profile change between reports, e.g. "
                     "a parallel build relinks them)")
-    args = ap.parse_args(argv)
-    try:
-        r = Runner(args)
-    except E2EError as e:
-        loud("symprov e2e checks NOT RUN (this is a failure): %s" % e)
-        print("0 passed, 1 failed")
-        return 2
-    try:
-        return r.run()
-    finally:
-        if not args.workdir:
-            shutil.rmtree(r.work, ignore_errors=True)
+    return run_checks(Runner, ap.parse_args(argv), "symprov e2e")
 
 
 if __name__ == "__main__":

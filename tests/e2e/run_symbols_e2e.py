@@ -58,7 +58,7 @@ import run_e2e  # noqa: E402
 from compare_reports import parse_report  # noqa: E402
 from debuginfod_server import DebuginfodServer, metric  # noqa: E402
 from e2elib import (E2EError, REPO, clean_env, find_perf, log,  # noqa: E402
-                    run)
+                    loud, run, run_checks)
 from elf_fixtures import read_build_id, read_sections  # noqa: E402
 
 BID_ONE = '5e1f0000000000000000000000000000000e2e01'
@@ -69,7 +69,6 @@ NOTES = ('.note.gnu.build-id', '.notes', '.note')
 SPLIT_NAMES = ('.text', '.entry.text', '.init.text')
 
 
-loud = run_e2e.loud
 
 
 class Runner:
@@ -384,18 +383,7 @@ def main(argv=None):
     ap.add_argument('--workdir', help='keep everything here')
     ap.add_argument('--duration', type=int, default=3)
     ap.add_argument('--real-vmlinux', help='also check this vmlinux')
-    args = ap.parse_args(argv)
-    try:
-        r = Runner(args)
-    except E2EError as e:
-        loud('symbols-only e2e checks NOT RUN (this is a failure): %s' % e)
-        print('0 passed, 1 failed')
-        return 2
-    try:
-        return r.run()
-    finally:
-        if not args.workdir:
-            shutil.rmtree(r.work, ignore_errors=True)
+    return run_checks(Runner, ap.parse_args(argv), 'symbols-only e2e')
 
 
 if __name__ == '__main__':

@@ -25,7 +25,6 @@ TUI on a terminal.
 Needs root (perf record -a) and the patched perf (make perf); when
 it cannot run it says why and fails.  docs/RELIABILITY.md has the table.
 """
-import argparse
 import contextlib
 import fcntl
 import os
@@ -49,11 +48,12 @@ import vmlinux_fixture  # noqa: E402
 from compare_reports import check_raw_kernel, parse_report  # noqa: E402
 from elf_mutate import ElfImage, build_id_note, set_build_id  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
-from server_testcase import ServerTestCase, run_suite, summarize  # noqa
+from server_testcase import ServerTestCase, run_main  # noqa: E402
 from vmlinux_fixture import clean_env, derived_build_id  # noqa: E402
 
 BUILD = 'build'
 PERF = os.path.join(HERE, '..', '..', 'build', 'perf', 'perf')
+ARGS = None  # the command line, from run_main()
 PROVIDER = 'libdebuginfodprov.so'
 TYPES = ('debuginfo', 'executable')
 # hang guards, not speed tests
@@ -162,13 +162,13 @@ def run(cmd, env, bound):
 class HostileTest(ServerTestCase):
     @classmethod
     def make_fixtures(cls, srv):
-        why = vmlinux_fixture.cannot_run(PERF)
+        why = vmlinux_fixture.cannot_run(ARGS.perf)
         if not os.path.isfile(os.path.join(BUILD, 'lib', PROVIDER)):
             why.append('no %s/lib/%s (make)' % (BUILD, PROVIDER))
         if why:
             print('hostile: CANNOT RUN: ' + '; '.join(why), flush=True)
             raise unittest.SkipTest('; '.join(why))
-        cls.fx = vmlinux_fixture.make(PERF, cls.tmp)
+        cls.fx = vmlinux_fixture.make(ARGS.perf, cls.tmp)
         with open(cls.fx.vmlinux, 'rb') as f:
             cls.good = f.read()
         cls.bodies, cls.profiles = {}, {}
@@ -208,7 +208,7 @@ class HostileTest(ServerTestCase):
             'LD_LIBRARY_PATH': os.path.abspath(os.path.join(BUILD, 'lib'))})
 
     def report(self, name, url):
-        return run([PERF, 'report', '--stdio', '--sort', 'dso,sym', '-i',
+        return run([ARGS.perf, 'report', '--stdio', '--sort', 'dso,sym', '-i',
                     self.profiles[name]], self.perf_env(url), PERF_BOUND)
 
     # -- what they said, what they left ---------------------------------
@@ -356,7 +356,7 @@ class HostileTest(ServerTestCase):
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ,
                     struct.pack('HHHH', 50, 250, 0, 0))
-        proc = subprocess.Popen([PERF, 'report', '-i', self.profiles[d.name]],
+        proc = subprocess.Popen([ARGS.perf, 'report', '-i', self.profiles[d.name]],
                                 stdin=slave, stdout=slave, stderr=slave,
                                 env=env, start_new_session=True)
         os.close(slave)
@@ -411,18 +411,8 @@ add_damage_tests()
 
 
 def main():
-    global BUILD, PERF
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--build', default='build')
-    ap.add_argument('--perf', default=PERF)
-    ap.add_argument('tests', nargs='*')
-    args = ap.parse_args()
-    BUILD = os.path.abspath(args.build)
-    PERF = os.path.abspath(args.perf)
-    result = run_suite('hostile', sys.modules[__name__], args.tests)
-    if result is None:
-        return 1
-    return summarize('hostile', result)
+    return run_main('hostile', sys.modules[__name__], options=(
+        ('--perf', {'default': PERF, 'type': os.path.abspath}),))
 
 
 if __name__ == '__main__':
