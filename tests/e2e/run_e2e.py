@@ -85,7 +85,9 @@ every response the server counted (all codes and types, /metrics excluded):
                   fetch nothing ("sym supplied the symbols only"); srcline
                   (report and script), perf annotate, symprov.content=full
                   and a bad symprov.content value (one warning naming it)
-                  fetch the whole file once
+                  fetch the whole file once; perf annotate through the
+                  providers prints what it prints with --vmlinux= the
+                  same file (but for the header naming the file)
   tui-skip        perf report's TUI (tmux) against a slow server: the
                   progress box with provider, file and growing bytes, the
                   keys on the help line; 's' skips: the browser, kernel
@@ -914,6 +916,28 @@ class Runner:
                              if says == "sym" else "whole file", name)
         return res
 
+    def step_annotate_as_vmlinux(self, moved, sym):
+        """perf annotate through the providers shows what it shows with
+        --vmlinux= the same file, but for the header naming the file."""
+        name = "annotate-provider"
+        got = self.perf_run(name, ["annotate", "--stdio"] + moved + [sym],
+                            self.fresh_home(name), self.content_env(name))
+        want = self.perf_run("annotate-vmlinux",
+                             ["annotate", "--stdio", "--vmlinux=" +
+                              self.standin] + moved + [sym],
+                             self.fresh_home("annotate-vmlinux"))
+        # " Percent | Source code & Disassembly of FILE for ..." and its
+        # rule of dashes as long as it
+        body = [x.splitlines()[2:] for x in (got.stdout, want.stdout)]
+        if not body[1] or sym not in "".join(body[1][:1]):
+            raise E2EError("perf annotate --vmlinux: no annotation of %s"
+                           % sym)
+        if body[0] != body[1]:
+            raise E2EError("perf annotate through the providers differs "
+                           "from --vmlinux (out-%s.txt, "
+                           "out-annotate-vmlinux.txt)" % name)
+        log("annotate: %d lines as with --vmlinux" % len(body[0]))
+
     def content_checks(self):
         moved = ["-i", self.p("moved.data")]
         sym = self.top_kernel_symbol()
@@ -932,6 +956,8 @@ class Runner:
         self.check("content annotate", lambda: self.step_content(
             "content-annotate", ["annotate", "--stdio"] + moved + [sym],
             self.ONE_FETCH, "debuginfod"))
+        self.check("content annotate as --vmlinux",
+                   lambda: self.step_annotate_as_vmlinux(moved, sym))
         self.check("content symprov.content=full", lambda: self.step_content(
             "content-full", SORT_ARGS + moved, self.ONE_FETCH, "debuginfod",
             config="[symprov]\n\tcontent = full\n"))
