@@ -1,16 +1,30 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
-# make             build/lib/libdebuginfodprov.so, build/bin/symprov
-# make check       build and run every test (SAN=1: under ASan+UBSan)
+# make             build/lib/lib{debuginfod,buildiddir}prov.so, build/bin/symprov
+# make check       install what the tests need, build and run every test
+#                  (SAN=1: under ASan+UBSan)
 # make perf        a perf 6.12 with perf-glue.patch, build/perf/perf
-# make perf-glue.patch   regenerate the patch from its sources
-# make demo        the end-to-end before/after on this machine
+# make perf-glue.patch   bring perf-glue/ and perf-glue.patch up to date with
+#                  lib/ and include/ (the perf side: docs/PERF.md)
+# make demo        install what it needs, the end-to-end before/after here
 # make bench       benchmarks
 # make fuzz        the fuzz targets, longer than in check
-# make install     symprov, libdebuginfodprov.so, symprov.h (PREFIX, DESTDIR)
+# make install     symprov, the providers, symprov.h, symprov.pc, man pages
+#                  (PREFIX, LIBDIR, DESTDIR...); make uninstall
 # make clean
 
 VERSION := 0.1
+
+# Where make install puts things; LIBDIR is also compiled into the loader:
+# providers go to $(LIBDIR)/symprov, where bare names are looked for.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/symprov
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+PROVIDERDIR := $(LIBDIR)/symprov
 
 CC ?= gcc
 PYTHON ?= python3
@@ -38,22 +52,29 @@ SANFLAGS :=
 endif
 
 ALL_CFLAGS := -std=gnu11 -fPIC $(WARNINGS) $(CFLAGS) $(SANFLAGS) -MMD -MP
-ALL_CPPFLAGS := -Iinclude -Ilib -DDIP_VERSION='"$(VERSION)"' $(CPPFLAGS)
+ALL_CPPFLAGS := -Iinclude -Ilib -DDIP_VERSION='"$(VERSION)"' \
+	-DBDD_VERSION='"$(VERSION)"' $(CPPFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 
 # Providers export only their entry point.
 PROV_CFLAGS := -fvisibility=hidden
 PROV_LDFLAGS := -shared -Wl,-z,defs -Wl,--no-undefined
 
-LOADER_SRCS := lib/symprov_loader.c lib/symprov_list.c lib/symprov_memo.c
+# The loader checks what providers return (symprov_verify.c): libelf.
+LOADER_SRCS := lib/symprov_loader.c lib/symprov_list.c lib/symprov_memo.c \
+	lib/symprov_buildid.c lib/symprov_verify.c
 DIP_SRCS := $(wildcard provider/debuginfod/*.c) lib/symprov_buildid.c \
 	lib/symprov_memo.c lib/symprov_verify.c
-DIP_LIBS := -ldebuginfod -ldw -lelf -lpthread
+DIP_LIBS := -ldebuginfod -lelf -lpthread
+BDD_SRCS := $(wildcard provider/buildiddir/*.c) lib/symprov_buildid.c \
+	lib/symprov_list.c lib/symprov_verify.c
+BDD_LIBS := -ldw -lelf -lpthread
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
 PROGS := $(B)/bin/symprov
-PROVIDERS := $(B)/lib/libdebuginfodprov.so $(B)/lib/libexampleprov.so
+PROVIDERS := $(B)/lib/libdebuginfodprov.so $(B)/lib/libbuildiddirprov.so \
+	$(B)/lib/libexampleprov.so
 
 all: $(PROGS) $(PROVIDERS)
 
@@ -61,17 +82,28 @@ $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
-$(call obj,$(DIP_SRCS) provider/example/example_provider.c): \
+$(call obj,$(DIP_SRCS) $(BDD_SRCS) provider/example/example_provider.c): \
 	ALL_CFLAGS += $(PROV_CFLAGS)
 
-$(B)/bin/symprov: $(call obj,tools/symprov.c $(LOADER_SRCS) lib/symprov_buildid.c \
-		lib/symprov_verify.c)
+$(B)/bin/symprov: $(call obj,tools/symprov.c tools/symprov_check.c \
+		$(LOADER_SRCS))
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -ldw -lelf -lpthread
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -lelf -lpthread
+
+# The loader has $(LIBDIR) compiled in: rebuilt when it changes.
+$(call obj,lib/symprov_loader.c): ALL_CPPFLAGS += -DSYMPROV_LIBDIR='"$(LIBDIR)"'
+$(call obj,lib/symprov_loader.c): $(B)/libdir.txt
+$(B)/libdir.txt: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(LIBDIR)' | cmp -s - $@ || echo '$(LIBDIR)' >$@
 
 $(B)/lib/libdebuginfodprov.so: $(call obj,$(DIP_SRCS))
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) $(PROV_LDFLAGS) -o $@ $^ $(DIP_LIBS)
+
+$(B)/lib/libbuildiddirprov.so: $(call obj,$(BDD_SRCS))
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) $(PROV_LDFLAGS) -o $@ $^ $(BDD_LIBS)
 
 $(B)/lib/libexampleprov.so: $(call obj,provider/example/example_provider.c)
 	@mkdir -p $(dir $@)
@@ -79,23 +111,33 @@ $(B)/lib/libexampleprov.so: $(call obj,provider/example/example_provider.c)
 
 include tests/tests.mk
 
-# perf 6.12 with the glue: the patch is generated from the loader perf
-# shares with us and the perf-side sources under perf/.
-PERF_GLUE_SRCS := scripts/gen-perf-glue.sh perf/perf-hunks.patch \
-	perf/util/symprov.c perf/util/symprov.h perf/util/symprov/Build \
+# perf 6.12 with the glue.  The perf side is the patch series perf-glue/,
+# which carries the ABI and the loader of include/ and lib/ verbatim;
+# perf-glue.patch is the series in one (scripts/perf-series.sh).
+PERF_SERIES_SRCS := scripts/perf-series.sh $(wildcard perf-glue/*.patch) \
 	include/symprov.h lib/symprov_loader.c lib/symprov_loader.h \
 	lib/symprov_list.c lib/symprov_list.h lib/symprov_memo.c \
-	lib/symprov_memo.h
+	lib/symprov_memo.h lib/symprov_buildid.c lib/symprov_buildid.h \
+	lib/symprov_verify.c lib/symprov_verify.h
 
-perf-glue.patch: $(PERF_GLUE_SRCS)
-	bash scripts/gen-perf-glue.sh -o $@
+perf-glue.patch: $(PERF_SERIES_SRCS)
+	bash scripts/perf-series.sh refresh
 
 # Builds the committed patch; check-perf-glue says when it is stale.
+# perf looks for bare provider names in $(LIBDIR)/symprov too.
 perf:
-	bash scripts/build-perf.sh
+	bash scripts/build-perf.sh $(if $(filter-out /usr/local/lib,$(LIBDIR)),SYMPROV_LIBDIR=$(LIBDIR))
 
+# The series applies patch by patch, carries the current include/ and lib/
+# files, and gives the tree perf-glue.patch gives.
 check-perf-glue:
-	@bash scripts/gen-perf-glue.sh --check && echo "perf-glue.patch is up to date"
+	@bash scripts/perf-series.sh check
+
+# perf builds with the series up to the hook in util/symbol.c, and the
+# whole series (that is, perf-glue.patch) passes its perf test.
+check-perf-series: perf
+	bash scripts/perf-series.sh build
+	bash scripts/perf-series.sh test build/perf/perf
 
 # perf without the patch's optional parts still builds: without libdw and
 # libdebuginfod (symprov on), and without libelf (symprov off).
@@ -110,27 +152,29 @@ check-perf-variants:
 		grep -q 'symprov: \[ OFF \]'
 	@echo "perf variants: 2 passed, 0 failed"
 
-demo: all
+# The README's two commands, `make demo` and `make check`, on a fresh
+# Debian 12: the packages first, through scripts/install-deps.sh (which
+# stops without root and says what to run), then the work in a sub-make,
+# so nothing is built before them, even with -j.
+demo:
+	@bash scripts/install-deps.sh --for 'make demo' demo
 	bash scripts/demo.sh
 
+check:
+	@bash scripts/install-deps.sh --for 'make check' all
+	@$(MAKE) --no-print-directory check-all
+
 # perf report on a profile of a kernel that is not installed (root).
-check-e2e: all perf
+check-e2e: all perf $(TP_DIR)/libtp_perfsym.so
 	@$(PYTHON) tests/e2e/run_e2e.py
+	@$(PYTHON) tests/e2e/run_symbols_e2e.py
 
-PREFIX ?= /usr/local
-LIBDIR ?= $(PREFIX)/lib
-
-# symprov finds bare provider names in ../lib beside its bin/.
-install: all
-	install -D -m 755 $(B)/bin/symprov $(DESTDIR)$(PREFIX)/bin/symprov
-	install -D -m 644 $(B)/lib/libdebuginfodprov.so \
-		$(DESTDIR)$(LIBDIR)/libdebuginfodprov.so
-	install -D -m 644 include/symprov.h \
-		$(DESTDIR)$(PREFIX)/include/symprov.h
+include install.mk
 
 include bench/bench.mk
 
-.PHONY: perf check-perf-glue check-perf-variants check-e2e demo install
+.PHONY: bench perf check-perf-glue check-perf-series check-perf-variants \
+	check-e2e demo check FORCE
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 

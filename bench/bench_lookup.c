@@ -66,10 +66,10 @@ static double now_ns(void)
 /* One lookup in @loader; the answer must be the same every time. */
 static int bench_find(struct bench *b, struct symprov_loader *loader)
 {
-	char *path = NULL;
-	int status = symprov_loader_find(loader, &b->req, &path);
+	struct symprov_answer ans;
+	int status = symprov_loader_find(loader, &b->req, &ans);
 
-	free(path);
+	free(ans.path);
 	if (b->status >= 0 && status != b->status) {
 		fprintf(stderr, "bench_lookup: answer changed: %s, then %s\n",
 			symprov_status_str(b->status),

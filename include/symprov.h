@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * symprov.h: ABI for symbol providers.
+ * symprov.h: ABI for symbol providers.  A provider of any licence,
+ * proprietary included, may include it, under the BSD-2-Clause terms.
  *
  * A symbol provider is a shared object that a host (perf, the symprov
  * command) loads with dlopen() when it has no local file for a build ID,
@@ -19,9 +20,10 @@
  * Versioning.  SYMPROV_ABI_MAJOR changes only when the meaning of an
  * existing field changes; the host refuses a provider with another major
  * version.  Everything else grows by appending fields at the end of a
- * struct, and SYMPROV_ABI_MINOR counts those additions.  Every struct that crosses the boundary starts with a uint32_t
- * size, set by whoever allocated it to the sizeof() it was built with.
- * The reader of a struct of a different size:
+ * struct, and SYMPROV_ABI_MINOR counts those additions.  Every struct that
+ * crosses the boundary starts with a uint32_t size, set by whoever
+ * allocated it to the sizeof() it was built with.  The reader of a struct
+ * of a different size:
  *
  *   - shorter than its own: reads the missing fields as zero;
  *   - longer than its own: accepts it only if the unknown tail is all
@@ -34,6 +36,10 @@
  * by older hosts, so leave such fields zero unless that is the intent.
  * Zero-initialize every struct you pass (= { ... } or memset()), padding
  * included.
+ *
+ *   ABI 1.0: the structs below, up to the fields marked "ABI 1.1".
+ *   ABI 1.1: symprov_request.content and symprov_result.content: a host
+ *            may ask for the symbols only (enum symprov_content).
  *
  * Memory.  Strings the host hands over (request hints, config values, the
  * host struct) stay valid for as long as documented next to each field;
@@ -100,7 +106,7 @@ extern "C" {
 #endif
 
 #define SYMPROV_ABI_MAJOR 1
-#define SYMPROV_ABI_MINOR 0
+#define SYMPROV_ABI_MINOR 1
 
 /* The one symbol a provider exports, and its type. */
 #define SYMPROV_ENTRY_SYMBOL "symprov_provider_entry"
@@ -143,6 +149,39 @@ enum symprov_status {
 	SYMPROV_CANCELLED = 4,
 };
 
+/*
+ * What of the file the host needs (ABI 1.1, symprov_request.content) and
+ * what a found file holds (symprov_result.content).  New values are
+ * appended.
+ */
+enum symprov_content {
+	/*
+	 * The whole file as built: code, DWARF, symbols.  What an ABI 1.0
+	 * host asks for and an ABI 1.0 provider returns.
+	 */
+	SYMPROV_CONTENT_FULL = 0,
+	/*
+	 * What a host that looks symbols up by address needs (perf report,
+	 * perf script): an ELF file of the full file's class and byte order
+	 * with its build-ID note and its symbol table (.symtab and its
+	 * string table) as they are in the full file, and, at the full
+	 * file's index, a section header for every section a symbol is in,
+	 * with the full file's name, address and SHF_ALLOC flag and a size
+	 * that covers every symbol that lies in it and is not larger than
+	 * the full file's.  Anything else may differ or be missing: the
+	 * data of the other sections (SHT_NOBITS), section flags but
+	 * SHF_ALLOC, file offsets and alignment, the ELF header's e_type
+	 * (ET_EXEC) and e_machine (EM_NONE where every machine reads the
+	 * symbols alike), program headers.  So a host finds the same symbol
+	 * for every address inside one as in the full file; an address no
+	 * symbol covers may be shown differently (perf prints it relative
+	 * to its section's file offset).  A provider that cannot make one
+	 * returns the whole file instead, and says so in
+	 * symprov_result.content.
+	 */
+	SYMPROV_CONTENT_SYMBOLS = 1,
+};
+
 /* Longest build ID, in bytes (SHA-256). */
 #define SYMPROV_BUILD_ID_MAX 32
 
@@ -152,14 +191,21 @@ struct symprov_request {
 	/* the build ID bytes, 1 to SYMPROV_BUILD_ID_MAX of them */
 	const unsigned char *build_id;
 	uint32_t build_id_len;
-	uint32_t reserved0; /* zero */
+	uint32_t reserved0; /* padding: zero, ignored */
 	/*
 	 * Optional hint, may be NULL: the host's name for the object, e.g.
 	 * "[kernel.kallsyms]" or "/usr/lib/libc.so.6".  Never needed to
 	 * answer; useful in log messages.
 	 */
 	const char *dso_name;
-	/* Valid until find() returns. */
+	/*
+	 * ABI 1.1: what the host needs of the file, an enum
+	 * symprov_content.  SYMPROV_CONTENT_FULL (0, also from a 1.0 host)
+	 * asks for the whole file.  The host's loader only sends a provider
+	 * of ABI 1.0 requests for the whole file.
+	 */
+	uint32_t content;
+	/* Everything here is valid until find() returns. */
 };
 
 struct symprov_result {
@@ -175,6 +221,13 @@ struct symprov_result {
 	 * the host frees and ignores a path that comes with another status.
 	 */
 	char *path;
+	/*
+	 * ABI 1.1, SYMPROV_FOUND only: what the file holds, an enum
+	 * symprov_content.  Leave it SYMPROV_CONTENT_FULL (0) for the whole
+	 * file, e.g. when one is at hand anyway; SYMPROV_CONTENT_SYMBOLS only
+	 * when the request asked for it: the host refuses it otherwise.
+	 */
+	uint32_t content;
 };
 
 /* enum symprov_log_level: mapped onto the host's own levels. */
@@ -248,8 +301,12 @@ struct symprov_host {
 struct symprov_provider {
 	uint32_t size; /* sizeof(struct symprov_provider) */
 	uint32_t abi_major; /* SYMPROV_ABI_MAJOR */
-	uint32_t abi_minor; /* SYMPROV_ABI_MINOR */
-	uint32_t reserved0; /* zero */
+	/*
+	 * SYMPROV_ABI_MINOR: tells the host which request fields the
+	 * provider knows (a 1.0 provider gets no content request).
+	 */
+	uint32_t abi_minor;
+	uint32_t reserved0; /* zero: the host refuses a provider otherwise */
 	/* short name, version and one-line description: "symprov list" */
 	const char *name;
 	const char *version;

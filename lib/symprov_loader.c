@@ -16,11 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "symprov_buildid.h"
 #include "symprov_list.h"
 #include "symprov_loader.h"
 #include "symprov_memo.h"
+#include "symprov_verify.h"
 
 /*
  * RTLD_LOCAL: two providers may use the same symbol names.  Sanitizer
@@ -30,6 +33,15 @@
 #ifndef SYMPROV_DLOPEN_FLAGS
 #define SYMPROV_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
 #endif
+
+/*
+ * Where "make install" puts providers: $(LIBDIR)/symprov, compiled in.  A
+ * host built apart from symprov (perf) gets symprov's default LIBDIR.
+ */
+#ifndef SYMPROV_LIBDIR
+#define SYMPROV_LIBDIR "/usr/local/lib"
+#endif
+#define SYMPROV_INSTALLED_DIR SYMPROV_LIBDIR "/symprov"
 
 /* One entry of the list, loaded or not. */
 struct symprov_slot {
@@ -175,18 +187,27 @@ static int slot_fail(struct symprov_slot *slot, const char *fmt, ...)
 	return -1;
 }
 
-/* Bare names come from the host's provider directory first. */
+/*
+ * A bare name: the host's provider directory, then the installed one,
+ * then dlopen()'s own search.
+ */
 static char *slot_resolve(const struct symprov_loader *loader, const char *spec)
 {
+	const char *dirs[] = { loader->provider_dir, SYMPROV_INSTALLED_DIR };
 	char *path;
+	size_t i;
 
-	if (strchr(spec, '/') || !loader->provider_dir)
+	if (strchr(spec, '/'))
 		return strdup(spec);
-	if (asprintf(&path, "%s/%s", loader->provider_dir, spec) < 0)
-		return NULL;
-	if (access(path, F_OK) == 0)
-		return path;
-	free(path);
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (!dirs[i])
+			continue;
+		if (asprintf(&path, "%s/%s", dirs[i], spec) < 0)
+			return NULL;
+		if (access(path, F_OK) == 0)
+			return path;
+		free(path);
+	}
 	return strdup(spec);
 }
 
@@ -200,6 +221,8 @@ static int slot_check(struct symprov_slot *slot,
 	if (p->size < offsetof(struct symprov_provider, reserved0))
 		return slot_fail(slot, "provider struct size %u is too small",
 				 p->size);
+	if (p->reserved0)
+		return slot_fail(slot, "provider struct reserved0 is not zero");
 	if (p->abi_major != SYMPROV_ABI_MAJOR)
 		return slot_fail(slot,
 				 "ABI version %u.%u, this %s supports %u.x",
@@ -485,13 +508,73 @@ const char *symprov_status_str(int status)
 	}
 }
 
-/* Ask one provider; anything odd it returns becomes UNAVAILABLE. */
-static int slot_find(struct symprov_slot *slot,
-		     const struct symprov_request *req, char **path)
+/*
+ * A file a provider found is not taken on its word: it must be a readable
+ * regular file with the build ID asked for, sound for a host to read
+ * (symprov_verify_build_id()).  A third-party provider may check nothing,
+ * and a damaged file crashes perf.  Otherwise one warning naming the
+ * provider, the file, why and the build ID, and -1 with *@error the
+ * answer's detail.
+ */
+static int slot_verify(const struct symprov_slot *slot,
+		       const struct symprov_request *req, const char *path,
+		       int *error)
 {
 	const struct symprov_loader_host *host = &slot->loader->host;
+	/* no wait on a FIFO, no controlling terminal from a device */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	const char *why = NULL;
+	struct stat st;
+
+	if (fd < 0) {
+		*error = errno;
+		loader_log(host, SYMPROV_LOG_WARN,
+			   "symbol provider '%s' returned %s: %s",
+			   slot->info.name, path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (!symprov_verify_build_id(fd, req->build_id, req->build_id_len,
+					  &why))
+		why = NULL;
+	if (why) {
+		char hex[SYMPROV_BUILD_ID_HEX_MAX];
+
+		*error = EBADMSG;
+		loader_log(host, SYMPROV_LOG_WARN,
+			   "%s supplied %s, rejected (%s), build ID %s",
+			   slot->info.name, path, why,
+			   symprov_build_id_hex(req->build_id,
+						req->build_id_len, hex));
+	}
+	close(fd);
+	return why ? -1 : 0;
+}
+
+/*
+ * Ask one provider; anything odd it returns becomes UNAVAILABLE.  A
+ * provider of ABI 1.0 knows no content field: it gets an ABI 1.0 request,
+ * for the whole file, which is what it returns.  Others get the host's
+ * request as it is, whatever its size.
+ */
+static int slot_find(struct symprov_slot *slot,
+		     const struct symprov_request *host_req,
+		     struct symprov_answer *ans, int *error)
+{
+	const size_t v1_0 = offsetof(struct symprov_request, content);
+	const struct symprov_loader_host *host = &slot->loader->host;
 	struct symprov_result res = { .size = sizeof(res) };
-	int status = slot->prov.find(slot->state, req, &res);
+	const struct symprov_request *req = host_req;
+	struct symprov_request old = { 0 };
+	int status;
+
+	if (slot->prov.abi_minor < 1 && host_req->size > v1_0) {
+		memcpy(&old, host_req, v1_0);
+		old.size = (uint32_t)v1_0;
+		req = &old;
+	}
+	status = slot->prov.find(slot->state, req, &res);
 
 	switch (status) {
 	case SYMPROV_FOUND:
@@ -501,13 +584,20 @@ static int slot_find(struct symprov_slot *slot,
 				"symbol provider '%s' returned found without a path",
 				slot->info.name);
 			status = SYMPROV_UNAVAILABLE;
-		} else if (access(res.path, R_OK)) {
-			loader_log(host, SYMPROV_LOG_WARN,
-				   "symbol provider '%s' returned %s: %s",
-				   slot->info.name, res.path, strerror(errno));
+		} else if (res.content != SYMPROV_CONTENT_FULL &&
+			   (!SYMPROV_HAS(req, content) ||
+			    res.content != req->content)) {
+			loader_log(
+				host, SYMPROV_LOG_WARN,
+				"symbol provider '%s' returned %s with content %u, not what was asked for",
+				slot->info.name, res.path, res.content);
+			status = SYMPROV_UNAVAILABLE;
+		} else if (slot_verify(slot, req, res.path, &res.error)) {
 			status = SYMPROV_UNAVAILABLE;
 		} else {
-			*path = res.path;
+			ans->path = res.path;
+			ans->content = res.content;
+			ans->source = slot->info.name;
 			return status;
 		}
 		break;
@@ -523,6 +613,7 @@ static int slot_find(struct symprov_slot *slot,
 		status = SYMPROV_UNAVAILABLE;
 	}
 	free(res.path);
+	*error = res.error > 0 ? res.error : 0;
 	loader_log(host, SYMPROV_LOG_INFO, "symbol provider '%s': %s%s%s",
 		   slot->info.name, symprov_status_str(status),
 		   res.error ? ": " : "", res.error ? strerror(res.error) : "");
@@ -542,62 +633,92 @@ static int status_rank(int status)
 	}
 }
 
+/*
+ * A provider failed: its answer becomes the overall one when it is the
+ * first or says more (status_rank()), and ans names it and its detail.
+ */
+static int loader_note_failure(const struct symprov_slot *slot, int status,
+			       int error, int overall,
+			       struct symprov_answer *ans)
+{
+	if (ans->source && status_rank(status) <= status_rank(overall))
+		return overall;
+	ans->source = slot->info.name;
+	ans->error = error;
+	return status;
+}
+
 /* Ask the providers in order, as symprov_loader_find() says. */
 static int loader_ask(struct symprov_loader *loader,
-		      const struct symprov_request *req, char **path)
+		      const struct symprov_request *req,
+		      struct symprov_answer *ans)
 {
 	int overall = SYMPROV_DISABLED;
 	size_t i;
 
 	for (i = 0; i < loader->nr_slots; i++) {
 		struct symprov_slot *slot = &loader->slots[i];
-		int status;
+		int status, error = 0;
 
 		if (!slot->handle)
 			continue;
 		if (symprov_loader_stopped(loader))
 			return SYMPROV_CANCELLED;
-		status = slot_find(slot, req, path);
+		status = slot_find(slot, req, ans, &error);
+		if (status == SYMPROV_FOUND)
+			ans->error = 0;
 		if (status == SYMPROV_FOUND || status == SYMPROV_CANCELLED)
 			return status;
-		if (status_rank(status) > status_rank(overall))
-			overall = status;
+		overall =
+			loader_note_failure(slot, status, error, overall, ans);
 	}
 	return overall;
 }
 
 int symprov_loader_find(struct symprov_loader *loader,
-			const struct symprov_request *req, char **path)
+			const struct symprov_request *req,
+			struct symprov_answer *ans)
 {
 	struct symprov_memo_key key = { 0 };
-	int status;
 
-	*path = NULL;
+	memset(ans, 0, sizeof(*ans));
 	if (!req || req->size < offsetof(struct symprov_request, dso_name) ||
 	    !req->build_id || !req->build_id_len ||
 	    req->build_id_len > SYMPROV_BUILD_ID_MAX) {
 		loader_log(&loader->host, SYMPROV_LOG_ERROR,
 			   "invalid symbol provider request");
-		return SYMPROV_UNAVAILABLE;
+		ans->status = SYMPROV_UNAVAILABLE;
+		goto out;
 	}
+	ans->status = SYMPROV_DISABLED;
 	if (!loader->nr_loaded)
-		return SYMPROV_DISABLED;
+		goto out;
+	ans->status = SYMPROV_CANCELLED;
 	if (symprov_loader_stopped(loader))
-		return SYMPROV_CANCELLED;
+		goto out;
 
-	/* Threads asking for the same build ID wait for one answer. */
 	key.kind = req->kind;
 	key.len = req->build_id_len;
 	memcpy(key.build_id, req->build_id, req->build_id_len);
-	switch (symprov_memo_begin(&loader->session, &key, NULL, NULL, &status,
-				   path)) {
+	/* The whole file, found earlier in the session, serves any need. */
+	if (SYMPROV_HAS(req, content) && req->content != SYMPROV_CONTENT_FULL &&
+	    symprov_memo_peek_found(&loader->session, &key, ans))
+		goto out;
+	if (SYMPROV_HAS(req, content))
+		key.content = req->content;
+
+	/* Threads asking for the same build ID wait for one answer. */
+	switch (symprov_memo_begin(&loader->session, &key, NULL, NULL, ans)) {
 	case SYMPROV_MEMO_ANSWER:
-		return status;
+		break;
 	case SYMPROV_MEMO_ALONE:
-		return loader_ask(loader, req, path);
+		ans->status = loader_ask(loader, req, ans);
+		break;
 	default:
-		status = loader_ask(loader, req, path);
-		symprov_memo_end(&loader->session, &key, status, *path);
-		return status;
+		ans->status = loader_ask(loader, req, ans);
+		symprov_memo_end(&loader->session, &key, ans);
+		break;
 	}
+out:
+	return ans->status;
 }

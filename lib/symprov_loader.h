@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "symprov.h"
+#include "symprov_memo.h"
 
 /* Separator of the entries in PERF_SYMBOL_PROVIDERS, as in PATH. */
 #define SYMPROV_LIST_SEP ':'
@@ -67,7 +68,8 @@ symprov_list_from_env_secure(const char *var, bool secure,
 /*
  * Load every provider of @list, in order.  Each entry with a '/' is a
  * path; a bare name is looked for in @provider_dir (may be NULL), then
- * by dlopen()'s own search.  A bad entry is logged (one warning naming it
+ * in the directory providers are installed to (SYMPROV_LIBDIR/symprov,
+ * compiled in), then by dlopen()'s own search.  A bad entry is logged (one warning naming it
  * and the reason) and skipped.  Returns NULL only when out of memory;
  * @list NULL or empty gives a loader with no providers, which loads and
  * asks nothing.  @host is copied.
@@ -85,21 +87,30 @@ symprov_loader_entry(const struct symprov_loader *loader, size_t idx);
 size_t symprov_loader_nr_providers(const struct symprov_loader *loader);
 
 /*
- * Ask the providers in order until one finds the object.  On
- * SYMPROV_FOUND *path is a malloc()ed path the caller frees.  Otherwise
- * the overall status: SYMPROV_CANCELLED when the request was skipped or
- * the session stopped, SYMPROV_UNAVAILABLE when any provider failed
- * transiently, SYMPROV_NOT_FOUND when at least one provider gave an
- * authoritative miss, SYMPROV_DISABLED when every provider (or none) was
- * disabled.
+ * Ask the providers in order until one finds the object, and return the
+ * status, also in ans->status.  On SYMPROV_FOUND ans->path is a malloc()ed
+ * path the caller frees, ans->content says whether it is the whole file
+ * or the symbols only (never less than req->content asks for) and
+ * ans->source names the provider.  The file is a regular one that
+ * symprov_verify_build_id() accepted for the build ID asked for: one a
+ * provider returns that is not gets a warning, and counts as that
+ * provider's SYMPROV_UNAVAILABLE (detail EBADMSG).  Otherwise the overall
+ * status, with ans->source and ans->error the provider that gave it and
+ * its detail (a positive errno, 0 if none): SYMPROV_CANCELLED when the
+ * request was skipped or the session stopped, SYMPROV_UNAVAILABLE when
+ * any provider failed transiently, SYMPROV_NOT_FOUND when at least one
+ * provider gave an authoritative miss, SYMPROV_DISABLED when every
+ * provider (or none) was disabled.
  *
- * The answer for a kind and build ID is remembered for the life of the
- * loader, the host's session: the providers are asked once (a FOUND again
- * if its file went away).  Thread-safe: threads asking for the same build
- * ID at once wait for one answer.
+ * The answer for a kind, content and build ID is remembered for the life
+ * of the loader, the host's session: the providers are asked once (a FOUND
+ * again if its file went away); a whole file found serves a later request
+ * for the symbols only.  Thread-safe: threads asking for the same build ID
+ * at once wait for one answer.
  */
 int symprov_loader_find(struct symprov_loader *loader,
-			const struct symprov_request *req, char **path);
+			const struct symprov_request *req,
+			struct symprov_answer *ans);
 
 /* The user asked (progress STOP) to stop asking for this session. */
 bool symprov_loader_stopped(const struct symprov_loader *loader);

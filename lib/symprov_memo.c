@@ -16,13 +16,12 @@ struct symprov_memo_entry {
 	struct symprov_memo_entry *next;
 	struct symprov_memo_key key;
 	bool in_flight;
-	int status;
-	char *path;
+	struct symprov_answer ans;
 };
 
 static unsigned int symprov_memo_hash(const struct symprov_memo_key *key)
 {
-	unsigned int h = key->kind * 31 + key->len;
+	unsigned int h = (key->kind * 31 + key->content) * 31 + key->len;
 	uint32_t i;
 
 	for (i = 0; i < key->len; i++)
@@ -33,8 +32,8 @@ static unsigned int symprov_memo_hash(const struct symprov_memo_key *key)
 static bool symprov_memo_key_eq(const struct symprov_memo_key *a,
 				const struct symprov_memo_key *b)
 {
-	return a->kind == b->kind && a->len == b->len &&
-	       !memcmp(a->build_id, b->build_id, a->len);
+	return a->kind == b->kind && a->content == b->content &&
+	       a->len == b->len && !memcmp(a->build_id, b->build_id, a->len);
 }
 
 static struct symprov_memo_entry **
@@ -80,7 +79,7 @@ void symprov_memo_fini(struct symprov_memo *memo)
 		while (e) {
 			struct symprov_memo_entry *next = e->next;
 
-			free(e->path);
+			free(e->ans.path);
 			free(e);
 			e = next;
 		}
@@ -90,32 +89,51 @@ void symprov_memo_fini(struct symprov_memo *memo)
 }
 
 /* A known answer for @e, or false to fetch it again. */
-static bool symprov_memo_answer(struct symprov_memo_entry *e, int *status,
-				char **path)
+static bool symprov_memo_answer(const struct symprov_memo_entry *e,
+				struct symprov_answer *ans)
 {
-	if (e->status != SYMPROV_FOUND) {
-		*status = e->status;
+	if (e->ans.status != SYMPROV_FOUND) {
+		*ans = e->ans;
+		ans->path = NULL;
 		return true;
 	}
 	/* The cached file may have been cleaned away since. */
-	if (access(e->path, R_OK))
+	if (access(e->ans.path, R_OK))
 		return false;
-	*path = strdup(e->path);
-	if (!*path)
+	*ans = e->ans;
+	ans->path = strdup(e->ans.path);
+	if (!ans->path) {
+		memset(ans, 0, sizeof(*ans));
 		return false;
-	*status = SYMPROV_FOUND;
+	}
 	return true;
+}
+
+bool symprov_memo_peek_found(struct symprov_memo *memo,
+			     const struct symprov_memo_key *key,
+			     struct symprov_answer *ans)
+{
+	const struct symprov_memo_entry *e;
+	bool found = false;
+
+	memset(ans, 0, sizeof(*ans));
+	pthread_mutex_lock(&memo->lock);
+	e = *symprov_memo_slot(memo, key);
+	if (e && !e->in_flight && e->ans.status == SYMPROV_FOUND)
+		found = symprov_memo_answer(e, ans);
+	pthread_mutex_unlock(&memo->lock);
+	return found;
 }
 
 int symprov_memo_begin(struct symprov_memo *memo,
 		       const struct symprov_memo_key *key,
-		       int (*wait_cb)(void *arg), void *arg, int *status,
-		       char **path)
+		       int (*wait_cb)(void *arg), void *arg,
+		       struct symprov_answer *ans)
 {
 	struct symprov_memo_entry **pos, *e;
 	int verdict = SYMPROV_MEMO_LEADER;
 
-	*path = NULL;
+	memset(ans, 0, sizeof(*ans));
 	pthread_mutex_lock(&memo->lock);
 	for (;;) {
 		struct timespec deadline;
@@ -134,7 +152,7 @@ int symprov_memo_begin(struct symprov_memo *memo,
 		}
 	}
 
-	if (e && symprov_memo_answer(e, status, path)) {
+	if (e && symprov_memo_answer(e, ans)) {
 		verdict = SYMPROV_MEMO_ANSWER;
 		goto out;
 	}
@@ -147,8 +165,8 @@ int symprov_memo_begin(struct symprov_memo *memo,
 		e->key = *key;
 		*pos = e;
 	}
-	free(e->path);
-	e->path = NULL;
+	free(e->ans.path);
+	memset(&e->ans, 0, sizeof(e->ans));
 	e->in_flight = true;
 out:
 	pthread_mutex_unlock(&memo->lock);
@@ -156,10 +174,11 @@ out:
 }
 
 void symprov_memo_end(struct symprov_memo *memo,
-		      const struct symprov_memo_key *key, int status,
-		      const char *path)
+		      const struct symprov_memo_key *key,
+		      const struct symprov_answer *ans)
 {
 	struct symprov_memo_entry **pos, *e;
+	int status = ans->status;
 
 	pthread_mutex_lock(&memo->lock);
 	pos = symprov_memo_slot(memo, key);
@@ -167,12 +186,13 @@ void symprov_memo_end(struct symprov_memo *memo,
 	if (!e)
 		goto out;
 	e->in_flight = false;
-	e->status = status;
-	if (status == SYMPROV_FOUND && path)
-		e->path = strdup(path);
+	e->ans = *ans;
+	e->ans.path = NULL;
+	if (status == SYMPROV_FOUND && ans->path)
+		e->ans.path = strdup(ans->path);
 	if (status < 0 || status > 31 ||
 	    !(memo->keep & SYMPROV_MEMO_KEEP(status)) ||
-	    (status == SYMPROV_FOUND && !e->path)) {
+	    (status == SYMPROV_FOUND && !e->ans.path)) {
 		*pos = e->next;
 		free(e);
 	}

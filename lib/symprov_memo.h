@@ -9,6 +9,7 @@
 #define SYMPROV_MEMO_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,8 +19,24 @@
 
 struct symprov_memo_key {
 	uint32_t kind;
+	uint32_t content; /* enum symprov_content asked for */
 	uint32_t len;
 	unsigned char build_id[SYMPROV_BUILD_ID_MAX];
+};
+
+/* One answer to a request. */
+struct symprov_answer {
+	int status; /* enum symprov_status */
+	/* SYMPROV_FOUND only: */
+	uint32_t content; /* enum symprov_content of the file */
+	char *path; /* malloc()ed; whoever gets the answer frees it */
+	/*
+	 * who found it or, for another status, whose answer made it: a
+	 * string that outlives the memo, or NULL
+	 */
+	const char *source;
+	/* not found: that one's positive errno detail (ETIME...), or 0 */
+	int error;
 };
 
 struct symprov_memo_entry;
@@ -45,21 +62,31 @@ int symprov_memo_init(struct symprov_memo *memo, unsigned int keep);
 void symprov_memo_fini(struct symprov_memo *memo);
 
 /*
- * Look up @key.  A remembered answer is returned as is, a FOUND only while
- * its file is still readable (*path is a malloc()ed copy).  While another thread is fetching @key, wait for it,
- * calling @wait_cb(@arg) about once a second; a non-zero return gives up.
+ * Look up @key.  A remembered answer is copied to *@ans (ans->path a
+ * malloc()ed copy), a FOUND only while its file is still readable.  While
+ * another thread is fetching @key, wait for it, calling @wait_cb(@arg)
+ * about once a second; a non-zero return gives up.  *@ans is zeroed first.
  */
 int symprov_memo_begin(struct symprov_memo *memo,
 		       const struct symprov_memo_key *key,
-		       int (*wait_cb)(void *arg), void *arg, int *status,
-		       char **path);
+		       int (*wait_cb)(void *arg), void *arg,
+		       struct symprov_answer *ans);
+
+/*
+ * A remembered SYMPROV_FOUND for @key, copied to *@ans as by
+ * symprov_memo_begin(), without waiting or becoming the leader: true if
+ * there is one.
+ */
+bool symprov_memo_peek_found(struct symprov_memo *memo,
+			     const struct symprov_memo_key *key,
+			     struct symprov_answer *ans);
 
 /*
  * The leader's answer for @key: remembered if its status is one to keep,
- * else forgotten, so that the next caller asks again.
+ * else forgotten, so that the next caller asks again.  @ans is copied.
  */
 void symprov_memo_end(struct symprov_memo *memo,
-		      const struct symprov_memo_key *key, int status,
-		      const char *path);
+		      const struct symprov_memo_key *key,
+		      const struct symprov_answer *ans);
 
 #endif /* SYMPROV_MEMO_H */

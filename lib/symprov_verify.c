@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * libdebuginfod trusts the server: it does not check that the file it
- * returns carries the build ID it asked for.  Loading a vmlinux of another
- * kernel would put every sample on a wrong symbol, so check it here.
+ * returns carries the build ID it asked for, nor that it is whole.  Loading
+ * a vmlinux of another kernel would put every sample on a wrong symbol, and
+ * perf 6.12 (util/symbol-elf.c) reads a vmlinux's tables without checking
+ * them: a string table shorter than a symbol's name offset, a symbol table
+ * entry size of 0 or a note section without data crash it.  Check here
+ * everything it trusts, before any host sees the file.  With libelf only:
+ * perf, which may be built without libdw, runs this too.
  */
 #include <gelf.h>
-#include <elfutils/libdwelf.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,81 +27,439 @@ static void symprov_elf_init(void)
 }
 
 /* @len bytes at @off are inside a file of @size bytes. */
-static int symprov_inside(uint64_t off, uint64_t len, uint64_t size)
+static bool symprov_inside(uint64_t off, uint64_t len, uint64_t size)
 {
 	return off <= size && len <= size - off;
+}
+
+/* The section called @name in the way perf finds it: the first one. */
+static Elf_Scn *symprov_scn_by_name(Elf *elf, size_t shstrndx, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *s;
+
+		if (!gelf_getshdr(scn, &shdr))
+			return NULL;
+		s = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (s && !strcmp(s, name))
+			return scn;
+	}
+	return NULL;
 }
 
 /*
  * A file cut short can keep its build ID note: a body that ended with its
  * connection (no Content-Length), a copy in the cache truncated later.
- * Everything the ELF headers place in the file must be in it.
+ * Everything the ELF headers place in the file must be in it.  libelf
+ * pretends a section header table that does not fit is not there: compare
+ * with what the ELF header says.
  */
-static int symprov_elf_complete(Elf *elf, int fd)
+static const char *symprov_elf_outside(Elf *elf, int fd)
 {
 	struct stat st;
 	GElf_Ehdr ehdr;
 	Elf_Scn *scn = NULL;
-	size_t i, n;
+	size_t i, n, phnum;
 	uint64_t size;
 
-	if (fstat(fd, &st) || !gelf_getehdr(elf, &ehdr))
-		return -1;
+	if (fstat(fd, &st) || !gelf_getehdr(elf, &ehdr) ||
+	    elf_getshdrnum(elf, &n) || elf_getphdrnum(elf, &phnum))
+		return "damaged ELF header";
 	size = (uint64_t)st.st_size;
-	if (elf_getshdrnum(elf, &n))
-		return -1;
-	if (n &&
-	    !symprov_inside(ehdr.e_shoff, (uint64_t)n * ehdr.e_shentsize, size))
-		return -1;
+	if ((ehdr.e_shnum && n != ehdr.e_shnum) || (!n) != (!ehdr.e_shoff) ||
+	    !symprov_inside(ehdr.e_shoff,
+			    gelf_fsize(elf, ELF_T_SHDR, n, EV_CURRENT), size))
+		return "file is truncated: section header table past its end";
+	if (n && ehdr.e_shentsize != gelf_fsize(elf, ELF_T_SHDR, 1, EV_CURRENT))
+		return "section header size is not that of this ELF class";
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr shdr;
 
 		if (!gelf_getshdr(scn, &shdr))
-			return -1;
+			return "damaged section header";
 		if (shdr.sh_type != SHT_NOBITS &&
 		    !symprov_inside(shdr.sh_offset, shdr.sh_size, size))
-			return -1;
+			return "file is truncated: a section ends past its end";
 	}
-	if (elf_getphdrnum(elf, &n))
-		return -1;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < phnum; i++) {
 		GElf_Phdr phdr;
 
 		if (!gelf_getphdr(elf, (int)i, &phdr) ||
 		    !symprov_inside(phdr.p_offset, phdr.p_filesz, size))
-			return -1;
+			return "file is truncated: a segment ends past its end";
 	}
-	return 0;
+	return NULL;
+}
+
+/*
+ * Section @ndx is a string table perf can read by offset: its names must
+ * end inside it, and elf_strptr() is linear in the table's size per call
+ * unless its last byte is a NUL.  perf reads compressed tables as they are
+ * in the file.  @names: the section name table (for the reasons).
+ */
+static const char *symprov_strtab_damage(Elf *elf, size_t ndx, bool names)
+{
+	Elf_Scn *scn = elf_getscn(elf, ndx);
+	GElf_Shdr shdr;
+	Elf_Data *data;
+
+	if (!scn || !gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_STRTAB)
+		return names ? "section name table is not a string table" :
+			       "symbol table linked to a section that is not a string table";
+	if (shdr.sh_flags & SHF_COMPRESSED)
+		return "string table is compressed";
+	data = elf_rawdata(scn, NULL);
+	if (!data || !data->d_size || data->d_size != shdr.sh_size ||
+	    ((const char *)data->d_buf)[data->d_size - 1] != '\0')
+		return names ? "section name table does not end with a NUL" :
+			       "string table of a symbol table does not end with a NUL";
+	return NULL;
+}
+
+/*
+ * perf reads e_shstrndx from the ELF header as is; libelf follows an
+ * extended index (SHN_XINDEX) to section 0.  Both must name the same table,
+ * or the raw one no section at all.
+ */
+static const char *symprov_names_damage(Elf *elf, size_t shnum,
+					size_t *shstrndx)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr ehdr;
+	const char *why;
+
+	if (!shnum)
+		return NULL;
+	if (elf_getshdrstrndx(elf, shstrndx) || !gelf_getehdr(elf, &ehdr) ||
+	    !*shstrndx || *shstrndx >= shnum ||
+	    (ehdr.e_shstrndx < shnum && ehdr.e_shstrndx != *shstrndx))
+		return "section name table index out of range";
+	why = symprov_strtab_damage(elf, *shstrndx, true);
+	if (why)
+		return why;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr) ||
+		    !elf_strptr(elf, *shstrndx, shdr.sh_name))
+			return "section name outside the section name table";
+	}
+	return NULL;
+}
+
+/* The symbols perf 6.12 keeps (elf_sym__filter(), elf_sym__is_label()). */
+static bool symprov_perf_keeps(const GElf_Sym *sym)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+	int vis = GELF_ST_VISIBILITY(sym->st_other);
+
+	if (!sym->st_name || sym->st_shndx == SHN_UNDEF)
+		return false;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_OBJECT)
+		return true;
+	return type == STT_NOTYPE && sym->st_shndx != SHN_ABS &&
+	       vis != STV_HIDDEN && vis != STV_INTERNAL;
+}
+
+/*
+ * The .opd section perf reads function descriptors from: index and header,
+ * or 0 when there is none (perf uses the first one called .opd, if
+ * SHT_PROGBITS).
+ */
+static size_t symprov_opd(Elf *elf, size_t shstrndx, GElf_Shdr *shdr)
+{
+	Elf_Scn *scn = symprov_scn_by_name(elf, shstrndx, ".opd");
+
+	if (!scn || !gelf_getshdr(scn, shdr) || shdr->sh_type != SHT_PROGBITS)
+		return 0;
+	return elf_ndxscn(scn);
+}
+
+static const char *symprov_symtab_damage(Elf *elf, Elf_Scn *scn,
+					 const GElf_Shdr *shdr, size_t shnum,
+					 size_t opd, const GElf_Shdr *opd_shdr)
+{
+	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	const char *why;
+	Elf_Data *data;
+	size_t i, nsyms;
+
+	/* perf divides by sh_entsize, and walks sh_size / sh_entsize */
+	if (shdr->sh_entsize != entsize || shdr->sh_size % entsize)
+		return "symbol table entry size is not that of a symbol";
+	if (shdr->sh_size / entsize > INT_MAX)
+		return "symbol table too large";
+	if (shdr->sh_flags & SHF_COMPRESSED)
+		return "symbol table is compressed";
+	if (!shdr->sh_size)
+		return NULL; /* perf reads no name */
+	if (!shdr->sh_link || shdr->sh_link >= shnum)
+		return "symbol table's string table index out of range";
+	why = symprov_strtab_damage(elf, shdr->sh_link, false);
+	if (why)
+		return why;
+	data = elf_getdata(scn, NULL);
+	if (!data || data->d_size != shdr->sh_size)
+		return "symbol table cannot be read";
+	nsyms = shdr->sh_size / entsize;
+	for (i = 0; i < nsyms; i++) {
+		GElf_Sym sym;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			return "symbol table cannot be read";
+		if (!elf_strptr(elf, shdr->sh_link, sym.st_name))
+			return "symbol name outside its string table";
+		/* an offset perf truncates to 32 bits; it reads 8 bytes */
+		if (opd && sym.st_shndx == opd && symprov_perf_keeps(&sym) &&
+		    (uint64_t)(uint32_t)(sym.st_value - opd_shdr->sh_addr) + 8 >
+			    opd_shdr->sh_size)
+			return "symbol outside its function descriptor section";
+	}
+	return NULL;
+}
+
+static const char *symprov_symtabs_damage(Elf *elf, size_t shnum,
+					  size_t shstrndx)
+{
+	GElf_Shdr opd_shdr;
+	size_t opd = shnum ? symprov_opd(elf, shstrndx, &opd_shdr) : 0;
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		const char *why;
+
+		if (!gelf_getshdr(scn, &shdr))
+			return "damaged section header";
+		if (shdr.sh_type != SHT_SYMTAB && shdr.sh_type != SHT_DYNSYM)
+			continue;
+		why = symprov_symtab_damage(elf, scn, &shdr, shnum, opd,
+					    &opd_shdr);
+		if (why)
+			return why;
+	}
+	return NULL;
+}
+
+#define SYMPROV_NOTE_ALIGN(n) (((uint64_t)(n) + 3) & ~(uint64_t)3)
+
+/*
+ * perf 6.12 (elf_read_build_id()) walks the notes of the first section
+ * called .note.gnu.build-id, else .notes, else .note, whatever its type,
+ * as 4-byte aligned headers, names and descriptions, and copies up to 20
+ * bytes of the first GNU build ID it meets.  Walk them the same way:
+ * everything it reads must be in the section, and that build ID must be
+ * the file's (@id, @len, symprov_elf_build_id()'s).
+ */
+static const char *symprov_notes_damage(Elf *elf, size_t shstrndx,
+					const void *id, size_t len)
+{
+	static const char *const names[] = { ".note.gnu.build-id", ".notes",
+					     ".note" };
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+	Elf_Data *data;
+	uint64_t off = 0;
+	size_t i;
+
+	for (i = 0; !scn && i < sizeof(names) / sizeof(names[0]); i++)
+		scn = symprov_scn_by_name(elf, shstrndx, names[i]);
+	if (!scn || !gelf_getshdr(scn, &shdr) || !shdr.sh_size)
+		return NULL;
+	if (shdr.sh_type == SHT_NOBITS)
+		return "build ID note section has no data";
+	data = elf_getdata(scn, NULL);
+	if (!data || data->d_size != shdr.sh_size)
+		return "build ID note section cannot be read";
+	while (off < data->d_size) {
+		const unsigned char *p = (const unsigned char *)data->d_buf;
+		GElf_Nhdr nhdr;
+		uint64_t name, desc, next;
+
+		if (data->d_size - off < sizeof(nhdr))
+			return "note header outside its section";
+		memcpy(&nhdr, p + off, sizeof(nhdr));
+		name = off + sizeof(nhdr);
+		desc = name + SYMPROV_NOTE_ALIGN(nhdr.n_namesz);
+		next = desc + SYMPROV_NOTE_ALIGN(nhdr.n_descsz);
+		if (desc > data->d_size || desc + nhdr.n_descsz > data->d_size)
+			return "note outside its section";
+		if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 &&
+		    !memcmp(p + name, "GNU", 4)) {
+			if (next > data->d_size)
+				return "note outside its section";
+			/* @id is NULL when the file has no build ID */
+			if (nhdr.n_descsz != len ||
+			    (len && memcmp(p + desc, id, len) != 0))
+				return "build ID notes disagree";
+			break;
+		}
+		off = next;
+	}
+	return NULL;
+}
+
+/* What is wrong with @elf, or NULL; its build ID is @id. */
+static const char *symprov_elf_damage(Elf *elf, int fd, const void *id,
+				      size_t len)
+{
+	size_t shnum, shstrndx = 0;
+	const char *why;
+	GElf_Ehdr ehdr;
+
+	/*
+	 * perf adjusts the symbols of these types only (and of the kernel's
+	 * sections maps it keeps out of order otherwise: a crash at exit).
+	 */
+	if (!gelf_getehdr(elf, &ehdr))
+		return "damaged ELF header";
+	if (ehdr.e_type != ET_REL && ehdr.e_type != ET_EXEC &&
+	    ehdr.e_type != ET_DYN)
+		return "not a relocatable, executable or shared object file";
+	why = symprov_elf_outside(elf, fd);
+	if (why)
+		return why;
+	if (elf_getshdrnum(elf, &shnum))
+		return "damaged ELF header";
+	why = symprov_names_damage(elf, shnum, &shstrndx);
+	if (!why)
+		why = symprov_symtabs_damage(elf, shnum, shstrndx);
+	if (!why && shnum)
+		why = symprov_notes_damage(elf, shstrndx, id, len);
+	return why;
+}
+
+/*
+ * The first GNU build ID note of the notes in @data (NULL: none), as
+ * dwelf_elf_gnu_build_id() takes it: true if there is one, its
+ * description in *@id, *@len bytes (maybe 0).  gelf_getnote() keeps each
+ * note inside @data, and returns 0 past the last one.
+ */
+static bool symprov_note_build_id(Elf_Data *data, const void **id, size_t *len)
+{
+	size_t off = 0, name, desc;
+	GElf_Nhdr nhdr;
+
+	while ((off = gelf_getnote(data, off, &nhdr, &name, &desc)) > 0) {
+		const char *p = data->d_buf;
+
+		if (nhdr.n_type == NT_GNU_BUILD_ID &&
+		    nhdr.n_namesz == sizeof("GNU") &&
+		    !memcmp(p + name, "GNU", sizeof("GNU"))) {
+			*id = p + desc;
+			*len = nhdr.n_descsz;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The build ID of @elf, a file of @size bytes, as libdw's
+ * dwelf_elf_gnu_build_id() finds it, with libelf alone (perf needs no
+ * libdw): the first GNU build ID note of the SHT_NOTE sections or, in a
+ * file without sections, of the PT_NOTE segments.  libelf copies the notes
+ * of a file of the other byte order: those read may add up to the file's
+ * size, which notes that do not overlap never pass, so that a file naming
+ * the same large range again and again cannot make it allocate without
+ * limit.  Returns its length, 0 when there is none.
+ */
+static size_t symprov_elf_build_id(Elf *elf, uint64_t size, const void **id)
+{
+	Elf_Scn *scn = elf_nextscn(elf, NULL);
+	uint64_t left = size;
+	size_t i, phnum, len = 0;
+	bool found = false;
+
+	for (; scn && !found; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr shdr;
+
+		/* libelf reads nothing of one outside the file */
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE ||
+		    !symprov_inside(shdr.sh_offset, shdr.sh_size, size))
+			continue;
+		if (shdr.sh_size > left)
+			break;
+		left -= shdr.sh_size;
+		found = symprov_note_build_id(elf_getdata(scn, NULL), id, &len);
+	}
+	if (elf_nextscn(elf, NULL) || elf_getphdrnum(elf, &phnum))
+		return found ? len : 0;
+	for (i = 0; i < phnum && !found; i++) {
+		GElf_Phdr phdr;
+		Elf_Data *data;
+
+		if (!gelf_getphdr(elf, (int)i, &phdr) ||
+		    phdr.p_type != PT_NOTE ||
+		    !symprov_inside(phdr.p_offset, phdr.p_filesz, size))
+			continue;
+		if (phdr.p_filesz > left)
+			break;
+		left -= phdr.p_filesz;
+		data = elf_getdata_rawchunk(
+			elf, (int64_t)phdr.p_offset, phdr.p_filesz,
+			phdr.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+		found = symprov_note_build_id(data, id, &len);
+	}
+	return found ? len : 0;
+}
+
+/*
+ * @fd as ELF, its build ID in *@id (*@len bytes, 0 when it has none), or
+ * NULL and *why.
+ */
+static Elf *symprov_elf_open(int fd, const void **id, size_t *len,
+			     const char **why)
+{
+	struct stat st;
+	Elf *elf;
+
+	pthread_once(&symprov_elf_once, symprov_elf_init);
+	if (fstat(fd, &st)) {
+		*why = "cannot read the file";
+		return NULL;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		*why = "not an ELF file";
+		return NULL;
+	}
+	*len = symprov_elf_build_id(elf, (uint64_t)st.st_size, id);
+	return elf;
+}
+
+int symprov_verify_elf(int fd, const char **why)
+{
+	const void *id = NULL;
+	size_t len;
+	Elf *elf = symprov_elf_open(fd, &id, &len, why);
+
+	if (!elf)
+		return -1;
+	*why = symprov_elf_damage(elf, fd, id, len);
+	elf_end(elf);
+	return *why ? -1 : 0;
 }
 
 int symprov_verify_build_id(int fd, const unsigned char *build_id, size_t len,
 			    const char **why)
 {
-	const void *found;
-	ssize_t found_len;
-	Elf *elf;
-	int ret = -1;
+	const void *found = NULL;
+	size_t found_len;
+	Elf *elf = symprov_elf_open(fd, &found, &found_len, why);
 
-	pthread_once(&symprov_elf_once, symprov_elf_init);
-	/*
-	 * Only the headers and the notes are read: pread() them.  Mapping
-	 * a 340 MB vmlinux to read a few pages costs four times as much.
-	 */
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		*why = "not an ELF file";
-		goto out;
-	}
-	found_len = dwelf_elf_gnu_build_id(elf, &found);
-	if (found_len <= 0)
+	if (!elf)
+		return -1;
+	if (!found_len)
 		*why = "no build ID note";
-	else if ((size_t)found_len != len || memcmp(found, build_id, len) != 0)
+	else if (found_len != len || memcmp(found, build_id, len) != 0)
 		*why = "build ID differs from the one asked for";
-	else if (symprov_elf_complete(elf, fd))
-		*why = "file is truncated";
 	else
-		ret = 0;
-out:
+		*why = symprov_elf_damage(elf, fd, found, found_len);
 	elf_end(elf);
-	return ret;
+	return *why ? -1 : 0;
 }

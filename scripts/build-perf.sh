@@ -2,21 +2,24 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Build the perf of linux-source-6.12 with perf-glue.patch applied.
 #
-#   scripts/build-perf.sh [-o OUTDIR] [-p PATCH|none] [-f] [MAKEVAR=value...]
+#   scripts/build-perf.sh [-o OUTDIR] [-f] [-a PATCH|none]... [MAKEVAR=value...]
+#   scripts/build-perf.sh -p    print the Debian packages it needs, and exit
 #
+# -a applies PATCH (repeat it: in order) instead of perf-glue.patch, e.g.
+# the first patches of perf-glue/ (scripts/perf-series.sh build); -a none
+# builds the stock perf 6.12 that make bench compares with.
 # OUTDIR (default build/perf) gets the perf binary, OUTDIR-src the patched
 # source and OUTDIR-obj the objects, kept for incremental builds.  The build
 # is skipped when OUTDIR/perf comes from the same linux-source-6.12 version,
 # patch and make variables (OUTDIR/.stamp); -f builds anyway.  MAKEVARs go to
 # perf's make, e.g. NO_LIBDW=1.  Missing Debian packages are installed when
-# run as root.  LINUX_SOURCE_TARBALL overrides the Debian tarball.  -p builds
-# with another patch, or with none: the stock perf the benchmarks compare with.
+# run as root.  LINUX_SOURCE_TARBALL overrides the Debian tarball.
 set -euo pipefail
 export LC_ALL=C
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-patchfile=$top/perf-glue.patch
+patchfiles=()
 outdir=$top/build/perf
 force=
 
@@ -33,14 +36,20 @@ die() {
 	exit 1
 }
 
-while getopts "o:p:f" opt; do
+while getopts "o:fa:p" opt; do
 	case $opt in
 	o) outdir=$(mkdir -p "$OPTARG" && cd "$OPTARG" && pwd) ;;
-	p) patchfile=$OPTARG ;;
 	f) force=1 ;;
-	*) die "usage: build-perf.sh [-o OUTDIR] [-p PATCH|none] [-f] [MAKEVAR=value...]" ;;
+	a) if [ "$OPTARG" = none ]; then
+		patchfiles+=(/dev/null)
+	else
+		patchfiles+=("$(cd "$(dirname "$OPTARG")" && pwd)/${OPTARG##*/}")
+	fi ;;
+	p) printf '%s\n' "${required[@]}" "${wanted[@]}"; exit 0 ;;
+	*) die "usage: build-perf.sh [-o OUTDIR] [-f] [-a PATCH|none]... [-p] [MAKEVAR=value...]" ;;
 	esac
 done
+[ ${#patchfiles[@]} -gt 0 ] || patchfiles=("$top/perf-glue.patch")
 shift $((OPTIND - 1))
 for arg in "$@"; do
 	case $arg in
@@ -89,18 +98,19 @@ source_version() {
 	echo "$v"
 }
 
-# The files a patch creates or changes, relative to the source top.
+# The files the patches create or change, relative to the source top.
 patched_files() {
-	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$1"
+	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$@"
 }
 
 install_packages
 [ -r "$tarball" ] || die "$tarball not found"
-[ "$patchfile" = none ] && patchfile=/dev/null
-[ -r "$patchfile" ] || die "$patchfile not found: run 'make perf-glue.patch'"
+for p in "${patchfiles[@]}"; do
+	[ -r "$p" ] || die "$p not found: run 'make perf-glue.patch'"
+done
 
 stamp=$(printf 'source %s\npatch %s\nmake %s\n' "$(source_version)" \
-	"$(sha256sum <"$patchfile" | cut -d' ' -f1)" "${makevars[*]}")
+	"$(cat "${patchfiles[@]}" | sha256sum | cut -d' ' -f1)" "${makevars[*]}")
 if [ -z "$force" ] && [ -x "$outdir/perf" ] && [ -f "$outdir/.stamp" ] &&
 	[ "$(cat "$outdir/.stamp")" = "$stamp" ]; then
 	echo "build-perf: ${outdir#"$top"/}/perf is up to date" >&2
@@ -123,12 +133,14 @@ srcname=${srcname%.tar.*}
 tar -xJf "$tarball" -C "$srcdir" --strip-components=1 \
 	"$srcname/Makefile" "$srcname/arch" "$srcname/include" \
 	"$srcname/kernel" "$srcname/lib" "$srcname/scripts" "$srcname/tools"
-[ ! -s "$patchfile" ] ||
-	patch -p1 -s -F0 -N --no-backup-if-mismatch -r - -d "$srcdir" <"$patchfile" ||
-	die "$(basename "$patchfile") does not apply to $(basename "$tarball")"
+for p in "${patchfiles[@]}"; do
+	[ -s "$p" ] || continue
+	patch -p1 -s -F0 -N --no-backup-if-mismatch -r - -d "$srcdir" <"$p" ||
+		die "${p##*/} does not apply to $(basename "$tarball")"
+done
 
 # Whatever a patch ever changed in this object directory is rebuilt.
-patched_files "$patchfile" >>"$objdir/.patched"
+patched_files "${patchfiles[@]}" >>"$objdir/.patched"
 sort -u -o "$objdir/.patched" "$objdir/.patched"
 while read -r f; do
 	[ ! -e "$srcdir/$f" ] || touch "$srcdir/$f"
@@ -138,5 +150,10 @@ rm -f "$outdir/perf" "$outdir/.stamp"
 make -C "$srcdir/tools/perf" O="$objdir" -j"$(nproc)" "${makevars[@]}"
 echo "$stamp" >"$objdir/.stamp"
 cp "$objdir/perf" "$outdir/perf"
+# the provider of perf test 'Symbol providers', found beside perf
+if [ -d "$objdir/symprov" ]; then
+	rm -rf "$outdir/symprov"
+	cp -r "$objdir/symprov" "$outdir/symprov"
+fi
 echo "$stamp" >"$outdir/.stamp"
 echo "build-perf: built ${outdir#"$top"/}/perf" >&2

@@ -26,9 +26,10 @@
 #   DEMO_LINES=n          kernel entries shown per report (default 12)
 #
 # Needs root (system-wide recording, real /proc/kallsyms addresses), gcc,
-# binutils, python3 and elfutils' debuginfod (Debian: apt-get install
-# debuginfod).  Exit status 0 when the "after" report resolves every kernel
-# sample to the same symbols as the original profile.
+# binutils, python3 and elfutils' debuginfod: `make demo` installs them
+# first (scripts/install-deps.sh demo).  Exit status 0 when the "after"
+# report resolves every kernel sample to the same symbols as the original
+# profile.
 
 set -euo pipefail
 
@@ -185,7 +186,7 @@ perf_report "$WORK/moved.data" "$WORK/home-after" \
 show "$WORK/report-after.txt"
 show_stderr "$WORK/report-after.err"
 if grep -q 'No kallsyms or vmlinux' "$WORK/report-after.err"; then
-	echo "  (perf prints that before it asks the providers: perf/README-perf.md, Limits)"
+	echo "  (perf prints that before it asks the providers: docs/PERF.md, Limits)"
 fi
 
 say "debuginfod responses (code type count)"

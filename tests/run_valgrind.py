@@ -20,10 +20,11 @@ REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(HERE, 'lib'))
 
 from debuginfod_server import DebuginfodServer  # noqa: E402
-from elf_fixtures import make_elf  # noqa: E402
+from elf_fixtures import make_elf, make_kernel_elf  # noqa: E402
 
 BID = '7a1900000000000000000000000000000000c0de'
 BID_MISSING = '7a19000000000000000000000000000000000000'
+BID_KERNEL = '7a1900000000000000000000000000000000c1c1'
 VALGRIND = ['valgrind', '--leak-check=full', '--show-leak-kinds=all',
             '--keep-debuginfo=yes', '--track-origins=yes',
             '--child-silent-after-fork=yes', '--xml=yes']
@@ -80,7 +81,7 @@ def main():
     env = dict(os.environ, SYMPROV_TEST_PROVIDERS=os.path.join(
         build, 'tests', 'providers'))
     for t in ('test_loader', 'test_symprov_memo', 'test_symprov_verify', 'test_list',
-              'test_buildid', 'test_struct'):
+              'test_buildid', 'test_struct', 'test_buildiddir'):
         results.append(check(t, [os.path.join(build, 'tests', t)], env))
 
     tmp = tempfile.mkdtemp(prefix='symprov-vg-')
@@ -88,6 +89,7 @@ def main():
         srv = os.path.join(tmp, 'srv')
         os.mkdir(srv)
         make_elf(os.path.join(srv, 'f.elf'), BID)
+        make_kernel_elf(os.path.join(srv, 'k.elf'), BID_KERNEL)
         with DebuginfodServer(srv) as server:
             env = server.client_env(tmp)
             symprov = os.path.join(build, 'bin', 'symprov')
@@ -100,7 +102,13 @@ def main():
                      prov + ['--no-debuginfod', BID], 3),
                     ('symprov find (bad entry)',
                      ['--providers', '/nonexistent.so:libdebuginfodprov.so',
-                      BID], 0)):
+                      BID], 0),
+                    ('symprov find --symbols-only (sections)',
+                     prov + ['--symbols-only', BID_KERNEL], 0),
+                    ('symprov find --symbols-only (cached)',
+                     prov + ['--symbols-only', BID_KERNEL], 0),
+                    ('symprov find --symbols-only (whole file)',
+                     prov + ['--symbols-only', BID], 0)):
                 results.append(check(name, [symprov, 'find'] + args, env,
                                      (rc,)))
             results.append(check('concurrent_find (8 threads)', [
@@ -110,6 +118,22 @@ def main():
             results.append(check('symprov list', [
                 symprov, 'list', '--providers',
                 'libdebuginfodprov.so:libexampleprov.so:x.so'], env))
+        # the buildiddir provider: a .build-id link, then the kernel index
+        tree = os.path.join(tmp, 'tree')
+        os.makedirs(os.path.join(tree, '.build-id', BID[:2]))
+        os.makedirs(os.path.join(tree, 'boot'))
+        os.symlink(os.path.join(srv, 'f.elf'),
+                   os.path.join(tree, '.build-id', BID[:2], BID[2:]))
+        env = dict(os.environ, SYMPROV_BUILDIDDIR_DIRS=tree)
+        prov = ['--providers', 'libbuildiddirprov.so']
+        results.append(check('symprov find (buildiddir)',
+                             [symprov, 'find'] + prov + [BID], env))
+        os.rename(os.path.join(srv, 'f.elf'),
+                  os.path.join(tree, 'boot', 'vmlinux-x'))
+        results.append(check('symprov find (buildiddir, index)',
+                             [symprov, 'find'] + prov + [BID], env))
+        results.append(check('symprov check', [
+            symprov, 'check', 'libbuildiddirprov.so'], env))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     passed = sum(results)

@@ -8,12 +8,21 @@ TP_VARIANTS := \
 	b:-DTP_NAME='"b"' \
 	noentry:-DTP_NO_ENTRY \
 	abi2:-DTP_ABI_MAJOR=2 \
+	abi10:-DTP_NAME='"old"'+-DTP_ABI_MINOR=0 \
+	reserved:-DTP_RESERVED=1 \
 	initfail:-DTP_INIT_FAIL \
 	size0:-DTP_SIZE=0 \
 	sizesmall:-DTP_SIZE=24 \
 	sizehuge:-DTP_SIZE=100000 \
 	newer:-DTP_PAD=64 \
-	newerdirty:-DTP_PAD=64+-DTP_PAD_BYTE=1
+	newerdirty:-DTP_PAD=64+-DTP_PAD_BYTE=1 \
+	foundall:-DTP_STATUS=0+-DTP_PATH='"/bin/sh"' \
+	badstatus:-DTP_STATUS=42 \
+	readpast:-DTP_READ_PAST \
+	print:-DTP_PRINT \
+	exit:-DTP_EXIT \
+	hang:-DTP_HANG \
+	perfsym:-DTP_NAME='"sym"'+-DTP_KEY_PREFIX='"symprov.test"'
 TP_NAMES := $(foreach v,$(TP_VARIANTS),$(firstword $(subst :, ,$(v))))
 TP_LIBS := $(patsubst %,$(TP_DIR)/libtp_%.so,$(TP_NAMES))
 
@@ -36,9 +45,15 @@ TP_LIBS += $(TP_DIR)/libtp_docexample.so
 
 UNIT_TESTS := test_loader test_struct test_buildid test_list test_symprov_memo \
 	      test_symprov_verify
+UNIT_TESTS += test_buildiddir
 UNIT_BINS := $(patsubst %,$(B)/tests/%,$(UNIT_TESTS))
 
 $(B)/tests/test_loader: $(call obj,tests/unit/test_loader.c $(LOADER_SRCS))
+# test_loader's providers find itself, by its known build ID.
+TEST_LOADER_BUILD_ID := abcdef0000000000000000000000000000000000
+$(B)/tests/test_loader: EXTRA_LDFLAGS := -Wl,--build-id=0x$(TEST_LOADER_BUILD_ID)
+$(call obj,tests/unit/test_loader.c): \
+	ALL_CPPFLAGS += -DTEST_BUILD_ID='"$(TEST_LOADER_BUILD_ID)"'
 $(B)/tests/test_struct: $(call obj,tests/unit/test_struct.c)
 $(B)/tests/test_buildid: $(call obj,tests/unit/test_buildid.c lib/symprov_buildid.c)
 $(B)/tests/test_list: $(call obj,tests/unit/test_list.c lib/symprov_list.c)
@@ -51,34 +66,61 @@ $(B)/tests/test_symprov_verify: EXTRA_LDFLAGS := -Wl,--build-id=0x$(TEST_VERIFY_
 $(call obj,tests/unit/test_symprov_verify.c): \
 	ALL_CPPFLAGS += -DTEST_BUILD_ID='"$(TEST_VERIFY_BUILD_ID)"'
 
+# test_buildiddir looks for itself in trees, by its known build ID.
+TEST_BDD_BUILD_ID := 0b1dd1d0000000000000000000000000000000b1
+$(B)/tests/test_buildiddir: $(call obj,tests/unit/test_buildiddir.c lib/symprov_buildid.c) \
+	$(B)/lib/libbuildiddirprov.so
+$(B)/tests/test_buildiddir: EXTRA_LDFLAGS := -Wl,--build-id=0x$(TEST_BDD_BUILD_ID)
+$(call obj,tests/unit/test_buildiddir.c): \
+	ALL_CPPFLAGS += -DTEST_BUILD_ID='"$(TEST_BDD_BUILD_ID)"'
+
 $(UNIT_BINS):
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $^ -lcmocka -ldl -lpthread \
-		-ldw -lelf
+	$(CC) $(ALL_LDFLAGS) $(EXTRA_LDFLAGS) -o $@ $(filter %.o,$^) -lcmocka -ldl -lpthread \
+		-lelf
 
 # The concurrency driver of the integration tests.
-$(B)/tests/concurrent_find: $(call obj,tests/integration/concurrent_find.c $(LOADER_SRCS) lib/symprov_buildid.c)
+$(B)/tests/concurrent_find: $(call obj,tests/integration/concurrent_find.c $(LOADER_SRCS))
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -lpthread
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -lelf -lpthread
 
-TEST_DEPS := all $(TP_LIBS) $(UNIT_BINS) $(B)/tests/concurrent_find
+# The check of fetched files on files named on its command line.
+$(B)/tests/verify_elf: $(call obj,tests/fuzz/verify_elf.c lib/symprov_verify.c lib/symprov_buildid.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lelf -lpthread
+
+TEST_DEPS := all $(TP_LIBS) $(UNIT_BINS) $(B)/tests/concurrent_find \
+	$(B)/tests/verify_elf
 
 check-unit: $(TEST_DEPS)
 	@$(PYTHON) tests/run_unit.py $(B) $(UNIT_TESTS)
 
 check-integration: $(TEST_DEPS)
 	@$(PYTHON) tests/integration/test_debuginfod.py --build $(B)
+	@$(PYTHON) tests/integration/test_symbols.py --build $(B)
+	@$(PYTHON) tests/integration/test_buildiddir.py --build $(B)
+	@$(PYTHON) tests/integration/test_check.py --build $(B)
+
+# The buildiddir provider on Debian's real kernel -dbg package, unpacked
+# (SYMPROV_KERNEL_DBG_DEB=path/to.deb; 318 MB, so not in check).
+check-buildiddir-deb: all
+	@$(PYTHON) tests/integration/test_buildiddir_deb.py --build $(B)
 
 # Server faults, local faults, races (root: tmpfs mounts, setpriv).
 check-faults: $(TEST_DEPS)
 	@$(PYTHON) tests/integration/test_faults.py --build $(B)
+
+# Files with the right build ID and a damaged header or table, through
+# symprov and the patched perf (root: perf record).
+check-hostile: $(TEST_DEPS) perf
+	@$(PYTHON) tests/integration/test_hostile.py --build $(B)
 
 # The tests of one build ($(B)).
 test: check-unit check-integration check-faults
 
 # The tests with threads, for TSAN=1.
 test-threads: $(TEST_DEPS)
-	@$(PYTHON) tests/run_unit.py $(B) test_symprov_memo
+	@$(PYTHON) tests/run_unit.py $(B) test_symprov_memo test_buildiddir
 	@$(PYTHON) tests/integration/test_debuginfod.py --build $(B) \
 		ProviderTest.test_threads_share_one_download
 
@@ -103,34 +145,76 @@ lint:
 # Everything: the plain build and its tests, the static checkers,
 # valgrind, a short fuzz run, the patch's freshness, then the tests again
 # under ASan+UBSan, the threaded ones under TSan, and perf end to end.
-check: test check-privilege lint check-valgrind check-fuzz check-perf-glue
+# (`make check` runs it once the packages are installed.)
+check-all: test check-privilege lint check-valgrind check-fuzz check-perf-glue \
+	check-install check-deb check-hostile check-fuzz-perf
 	$(MAKE) SAN=1 test
 	$(MAKE) TSAN=1 test-threads
 	$(MAKE) check-e2e
+	$(MAKE) check-perf-series
 	$(MAKE) check-perf-variants
 
-.PHONY: check test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint
+.PHONY: check-all test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint check-hostile
 
 
 # libFuzzer targets (clang): a short bounded run in check, longer by
 # `make fuzz` (FUZZ_SECONDS each).
 FUZZ_CC ?= clang
-FUZZ_TARGETS := fuzz_list fuzz_buildid
+FUZZ_TARGETS := fuzz_list fuzz_buildid fuzz_symbols
 FUZZ_BINS := $(patsubst %,build/fuzz/%,$(FUZZ_TARGETS))
 FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 15
 
 build/fuzz/fuzz_list: tests/fuzz/fuzz_list.c lib/symprov_list.c
 build/fuzz/fuzz_buildid: tests/fuzz/fuzz_buildid.c lib/symprov_buildid.c
+build/fuzz/fuzz_symbols: tests/fuzz/fuzz_symbols.c \
+	provider/debuginfod/dip_symfile.c provider/debuginfod/dip_layout.c \
+	lib/symprov_verify.c
+build/fuzz/fuzz_symbols: FUZZ_LIBS := -lelf
 $(FUZZ_BINS):
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -g -O1 -Iinclude -Ilib -fsanitize=fuzzer,address,undefined \
-		-o $@ $^
+	$(FUZZ_CC) -g -O1 -Iinclude -Ilib -Iprovider/debuginfod \
+		-fsanitize=fuzzer,address,undefined -o $@ $^ $(FUZZ_LIBS)
 
-check-fuzz: $(FUZZ_BINS)
+# fuzz_symbols starts from the sections of a file that builds.
+FUZZ_SEEDS := build/fuzz/fuzz_symbols.corpus/kernel-seed
+$(FUZZ_SEEDS): tests/fuzz/make_symbols_seed.py tests/lib/elf_fixtures.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) tests/fuzz/make_symbols_seed.py $@
+
+# The check of fetched files, and a model of what perf reads of the files
+# it accepts; seeded with small ELF files of each kind.  libdw: its build
+# ID is the reference for the check's own.
+FUZZ_VERIFY_SEEDS := $(patsubst %,build/fuzz/fuzz_verify.corpus/seed%,.o 32.o .exe 32.exe .so)
+build/fuzz/fuzz_verify: tests/fuzz/fuzz_verify.c lib/symprov_verify.c | $(FUZZ_VERIFY_SEEDS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -g -O1 -Iinclude -Ilib -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -o $@ $^ -ldw -lelf
+FUZZ_SEED_LDFLAGS := -nostdlib -Wl,--build-id -Wl,-z,max-page-size=0x10 \
+	-Wl,-z,noseparate-code -Wl,-z,norelro
+FUZZ_SEED_.o := -c
+FUZZ_SEED_32.o := -m32 -c
+FUZZ_SEED_.exe := -static $(FUZZ_SEED_LDFLAGS)
+FUZZ_SEED_32.exe := -m32 -static $(FUZZ_SEED_LDFLAGS)
+FUZZ_SEED_.so := -shared -fPIC $(FUZZ_SEED_LDFLAGS)
+build/fuzz/fuzz_verify.corpus/seed%: tests/fuzz/seed.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 $(FUZZ_SEED_$*) -o $@ $<
+FUZZ_BINS += build/fuzz/fuzz_verify
+
+check-fuzz: $(FUZZ_BINS) $(FUZZ_SEEDS)
 	@$(PYTHON) tests/run_fuzz.py $(FUZZ_CHECK_SECONDS) $(FUZZ_BINS)
 
-fuzz: $(FUZZ_BINS)
-	@$(PYTHON) tests/run_fuzz.py $(FUZZ_SECONDS) $(FUZZ_BINS)
+# perf report on mutants of a vmlinux the check accepts (root); `make
+# fuzz` also mutates the vmlinux files in FUZZ_VMLINUX.
+FUZZ_PERF_CHECK_SECONDS ?= 60
+check-fuzz-perf: all perf $(B)/tests/verify_elf
+	@$(PYTHON) tests/fuzz/fuzz_perf.py --build $(B) \
+		--seconds $(FUZZ_PERF_CHECK_SECONDS)
 
-.PHONY: check-fuzz fuzz
+fuzz: $(FUZZ_BINS) $(FUZZ_SEEDS) all perf $(B)/tests/verify_elf
+	@$(PYTHON) tests/run_fuzz.py $(FUZZ_SECONDS) $(FUZZ_BINS)
+	@$(PYTHON) tests/fuzz/fuzz_perf.py --build $(B) --seconds $(FUZZ_SECONDS) \
+		$(addprefix --base ,$(FUZZ_VMLINUX))
+
+.PHONY: check-fuzz check-fuzz-perf fuzz

@@ -6,8 +6,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -17,11 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symprov_buildid.h"
+#include "symprov_check.h"
 #include "symprov_loader.h"
-#include "symprov_verify.h"
 
 enum symprov_exit {
 	EXIT_FOUND = 0,
@@ -49,12 +48,15 @@ struct cli {
 
 static const char usage_text[] =
 	"usage: symprov [-v] find [--kind kernel|debuginfo|executable] [--providers LIST]\n"
-	"                         [--no-debuginfod] [--no-cache] BUILD_ID\n"
+	"                         [--no-debuginfod] [--no-cache] [--symbols-only] BUILD_ID\n"
 	"       symprov [-v] list [--providers LIST]\n"
+	"       symprov [-v] check [--timeout SECONDS] FILE.so\n"
 	"\n"
 	"LIST is a '"
 	":"
 	"'-separated list of providers (default: $" SYMPROV_LIST_ENV ").\n"
+	"--symbols-only: a file with the symbol table will do (a kernel: a few MB\n"
+	"instead of its whole debuginfo); -v says what was found and its size.\n"
 	"find exits 0 (found, path on stdout), 1 (bad input), 2 (not found),\n"
 	"3 (no provider enabled), 4 (unavailable: network or server), 5 (cancelled: Ctrl-C).\n";
 
@@ -181,22 +183,19 @@ static int cli_exit_of(int status)
 	}
 }
 
-/* What a provider returned is not printed on its word alone. */
-static int cli_check_file(const char *path, const struct symprov_request *req)
+/* -v: whole file or symbols only, and how big. */
+static void cli_say_content(struct cli *cli, const struct symprov_answer *ans)
 {
-	const char *why = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+	char msg[128];
+	struct stat st;
 
-	if (fd < 0) {
-		fprintf(stderr, "symprov: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	ret = symprov_verify_build_id(fd, req->build_id, req->build_id_len,
-				      &why);
-	close(fd);
-	if (ret)
-		fprintf(stderr, "symprov: %s: %s\n", path, why);
-	return ret;
+	if (stat(ans->path, &st))
+		return;
+	snprintf(msg, sizeof(msg), "%s, %lld bytes",
+		 ans->content == SYMPROV_CONTENT_SYMBOLS ? "the symbols only" :
+							   "the whole file",
+		 (long long)st.st_size);
+	cli_log(cli, SYMPROV_LOG_INFO, ans->source, msg);
 }
 
 static int cmd_find(struct cli *cli, int argc, char **argv)
@@ -206,6 +205,7 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 		{ "providers", required_argument, NULL, 'p' },
 		{ "no-debuginfod", no_argument, NULL, 'D' },
 		{ "no-cache", no_argument, NULL, 'C' },
+		{ "symbols-only", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned char build_id[SYMPROV_BUILD_ID_MAX];
@@ -214,6 +214,7 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 	struct symprov_loader *loader;
 	uint32_t flags = 0;
 	int c, len, kind = SYMPROV_KIND_KERNEL, status;
+	struct symprov_answer ans;
 	char *path;
 
 	while ((c = getopt_long(argc, argv, "+k:p:", opts, NULL)) != -1) {
@@ -232,6 +233,9 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 			break;
 		case 'C':
 			flags |= SYMPROV_HOST_NO_BUILDID_CACHE;
+			break;
+		case 'S':
+			req.content = SYMPROV_CONTENT_SYMBOLS;
 			break;
 		default:
 			return cli_usage_error(
@@ -265,12 +269,13 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 		  &(struct sigaction){ .sa_handler = cli_on_sigint,
 				       .sa_flags = SA_RESETHAND },
 		  NULL);
-	status = symprov_loader_find(loader, &req, &path);
+	status = symprov_loader_find(loader, &req, &ans);
+	path = ans.path;
 	cli_end_progress(cli);
-	if (status == SYMPROV_FOUND && cli_check_file(path, &req)) {
-		free(path);
-		status = SYMPROV_UNAVAILABLE;
-	} else if (status == SYMPROV_FOUND) {
+	/* the loader checked the file: what is printed can be used */
+	if (status == SYMPROV_FOUND) {
+		if (cli->verbose)
+			cli_say_content(cli, &ans);
 		printf("%s\n", path);
 		free(path);
 	} else {
@@ -362,5 +367,8 @@ int main(int argc, char **argv)
 		return cmd_find(&cli, argc, argv);
 	if (!strcmp(cmd, "list"))
 		return cmd_list(&cli, argc, argv);
+	if (!strcmp(cmd, "check"))
+		return symprov_check_main(argc, argv, cli.verbose,
+					  cli_provider_dir);
 	return cli_usage_error("unknown command '%s'", cmd);
 }

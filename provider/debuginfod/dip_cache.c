@@ -15,6 +15,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,18 +47,39 @@ static int dip_cache_root(char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-int dip_cache_forget_miss(const char *hex, const char *type)
+int dip_cache_path(const char *hex, const char *name, char *buf, size_t size)
 {
-	char root[PATH_MAX], path[PATH_MAX];
-	struct stat st;
+	char root[PATH_MAX];
 	int n, err;
 
 	err = dip_cache_root(root, sizeof(root));
 	if (err)
 		return err;
-	n = snprintf(path, sizeof(path), "%s/%s/%s", root, hex, type);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
+	if (name)
+		n = snprintf(buf, size, "%s/%s/%s", root, hex, name);
+	else
+		n = snprintf(buf, size, "%s/%s", root, hex);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+bool dip_cache_holds(const char *hex, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	return !dip_cache_path(hex, name, path, sizeof(path)) &&
+	       !stat(path, &st) && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+int dip_cache_forget_miss(const char *hex, const char *type)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int err;
+
+	err = dip_cache_path(hex, type, path, sizeof(path));
+	if (err)
+		return err;
 	if (lstat(path, &st))
 		return errno == ENOENT ? 0 : -errno;
 	if (!S_ISREG(st.st_mode) || st.st_size != 0)
@@ -78,24 +100,21 @@ int dip_cache_forget_miss(const char *hex, const char *type)
 
 int dip_cache_landing(const char *hex, const char *type)
 {
-	char root[PATH_MAX], path[PATH_MAX];
+	char path[PATH_MAX];
 	size_t len = strlen(type);
 	struct dirent *de;
 	struct stat st;
 	time_t marker;
-	int n, ret = 0;
+	int ret = 0;
 	DIR *dir;
 
-	if (dip_cache_root(root, sizeof(root)))
-		return 0;
-	n = snprintf(path, sizeof(path), "%s/%s/%s", root, hex, type);
-	if (n < 0 || (size_t)n >= sizeof(path) || stat(path, &st) ||
+	if (dip_cache_path(hex, type, path, sizeof(path)) || stat(path, &st) ||
 	    !S_ISREG(st.st_mode))
 		return 0;
 	if (st.st_size)
 		return 2;
 	marker = st.st_ctime;
-	path[n - len - 1] = '\0';
+	path[strlen(path) - len - 1] = '\0';
 	dir = opendir(path);
 	if (!dir)
 		return 0;

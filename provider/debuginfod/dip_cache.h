@@ -3,6 +3,18 @@
 #ifndef DIP_CACHE_H
 #define DIP_CACHE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * ROOT/@hex/@name in @buf (ROOT/@hex when @name is NULL), ROOT being the
+ * cache libdebuginfod uses.  0, or -ENAMETOOLONG.
+ */
+int dip_cache_path(const char *hex, const char *name, char *buf, size_t size);
+
+/* ROOT/@hex/@name is a file with something in it. */
+bool dip_cache_holds(const char *hex, const char *name);
+
 /*
  * Remove the negative-cache entry ("this build ID is a miss") that
  * libdebuginfod wrote for @type ("debuginfo", "executable") of the build

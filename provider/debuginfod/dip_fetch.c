@@ -11,6 +11,7 @@
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -33,9 +34,12 @@ const char *dip_type_str(enum dip_type type)
 struct dip_query {
 	const struct symprov_host *host;
 	const struct symprov_request *req;
+	const struct dip_target *target;
 	bool cancelled;
 	int limit; /* EFBIG: cancelled by us, over DEBUGINFOD_MAXSIZE */
 	long maxsize;
+	int vfd; /* the verbose log, or -1 */
+	bool whole; /* cancelled by us: a section query turned into a file's */
 };
 
 static int dip_progressfn(debuginfod_client *client, long done, long total)
@@ -50,6 +54,21 @@ static int dip_progressfn(debuginfod_client *client, long done, long total)
 	 */
 	if (q->maxsize > 0 && total <= 0 && done > q->maxsize) {
 		q->limit = EFBIG;
+		return 1;
+	}
+	if (q->target->max &&
+	    (total > q->target->max || done > q->target->max)) {
+		q->limit = EFBIG;
+		return 1;
+	}
+	/*
+	 * debuginfod_find_section() of 0.188 downloads the whole debuginfo
+	 * when a server answers 503 (no section support): the caller decides
+	 * that, verified and said, not this query.
+	 */
+	if (q->target->section && q->vfd >= 0 &&
+	    dip_miss_log_says_whole_file(q->vfd)) {
+		q->whole = true;
 		return 1;
 	}
 	if (!q->host->progress)
@@ -88,10 +107,14 @@ static long long dip_announced_size(debuginfod_client *client)
 	return -1;
 }
 
-static int dip_query_once(debuginfod_client *client, enum dip_type type,
+static int dip_query_once(debuginfod_client *client, const struct dip_target *t,
 			  const struct symprov_request *req, char **file)
 {
-	if (type == DIP_TYPE_DEBUGINFO)
+	if (t->section)
+		return debuginfod_find_section(client, req->build_id,
+					       (int)req->build_id_len,
+					       t->section, file);
+	if (t->type == DIP_TYPE_DEBUGINFO)
 		return debuginfod_find_debuginfo(client, req->build_id,
 						 (int)req->build_id_len, file);
 	return debuginfod_find_executable(client, req->build_id,
@@ -103,11 +126,25 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	      const struct symprov_request *host_req, enum dip_type type,
 	      char **path, int *err)
 {
-	struct dip_query q = { .host = host, .req = host_req };
+	struct dip_target t = { .type = type, .what = dip_type_str(type) };
+
+	return dip_fetch_target(pool, host, req, host_req, &t, path, NULL, err);
+}
+
+int dip_fetch_target(struct dip_client_pool *pool,
+		     const struct symprov_host *host,
+		     const struct symprov_request *req,
+		     const struct symprov_request *host_req,
+		     const struct dip_target *t, char **path, int *fdp,
+		     int *err)
+{
+	struct dip_query q = {
+		.host = host, .req = host_req, .target = t, .vfd = -1
+	};
 	char hex[SYMPROV_BUILD_ID_HEX_MAX];
 	debuginfod_client *client;
-	const char *why, *env;
-	char *file = NULL;
+	const char *why, *env, *url;
+	char *file = NULL, server[512] = "";
 	long long announced;
 	bool transient = false;
 	struct stat st;
@@ -132,23 +169,34 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	 * quarter of the lookup, and a miss now would be no 404 to trust.
 	 */
 	cached = !(env && *env) &&
-		 dip_cache_landing(hex, dip_type_str(type)) == 2;
+		 dip_cache_landing(hex, t->what) == 2;
 	if (!cached)
 		vfd = memfd_create("dip-verbose", MFD_CLOEXEC);
 	if (vfd >= 0)
 		debuginfod_set_verbose_fd(client, vfd);
+	q.vfd = vfd;
 	debuginfod_set_user_data(client, &q);
 	debuginfod_set_progressfn(client, dip_progressfn);
-	fd = dip_query_once(client, type, req, &file);
-	if (fd == -ENOENT && !q.cancelled)
+	fd = dip_query_once(client, t, req, &file);
+	if (fd == -ENOENT && !q.cancelled && !q.whole)
 		transient = cached ||
 			    (vfd >= 0 && dip_miss_log_says_transient(vfd));
-	if (fd == -ENOENT && !q.cancelled && !transient &&
-	    dip_miss_wait_landing(host, host_req, hex, dip_type_str(type))) {
+	if (fd == -ENOENT && !q.cancelled && !q.whole && !transient &&
+	    dip_miss_wait_landing(host, host_req, hex, t->what)) {
 		/* served from the cache now */
-		fd = dip_query_once(client, type, req, &file);
+		fd = dip_query_once(client, t, req, &file);
 	}
 	announced = fd >= 0 ? dip_announced_size(client) : -1;
+	/* the client goes back to the pool: keep the server a warning names */
+	url = fd >= 0 ? debuginfod_get_url(client) : NULL;
+	if (url) {
+		char *cut;
+
+		snprintf(server, sizeof(server), "%s", url);
+		cut = strstr(server, "/buildid/");
+		if (cut)
+			*cut = '\0';
+	}
 	if (vfd >= 0) {
 		debuginfod_set_verbose_fd(client, -1);
 		if (env && *env)
@@ -158,37 +206,48 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	debuginfod_set_user_data(client, NULL);
 	dip_client_put(pool, client);
 
+	if (q.whole) {
+		if (fd >= 0)
+			close(fd);
+		free(file);
+		/* the cancelled download left misses for the whole file */
+		dip_cache_forget_miss(hex, "debuginfo");
+		dip_cache_forget_miss(hex, "executable");
+		dip_log(host, SYMPROV_LOG_DEBUG,
+			"%s %s: the server serves no sections", hex, t->what);
+		*err = EOPNOTSUPP;
+		return SYMPROV_NOT_FOUND;
+	}
 	if (q.limit && !q.cancelled) {
 		if (fd >= 0)
 			close(fd);
 		free(file);
-		dip_cache_forget_miss(hex, dip_type_str(type));
+		dip_cache_forget_miss(hex, t->what);
 		*err = q.limit;
 		return SYMPROV_UNAVAILABLE;
 	}
 	if (transient) {
 		/* Not a statement that the file does not exist: forget it. */
-		dip_cache_forget_miss(hex, dip_type_str(type));
+		dip_cache_forget_miss(hex, t->what);
 		*err = EAGAIN;
 		dip_log(host, SYMPROV_LOG_DEBUG,
-			"%s %s: server error, not a miss", hex,
-			dip_type_str(type));
+			"%s %s: server error, not a miss", hex, t->what);
 		return SYMPROV_UNAVAILABLE;
 	}
 	if (q.cancelled) {
 		if (fd >= 0)
 			close(fd);
 		free(file);
-		if (dip_cache_forget_miss(hex, dip_type_str(type)) > 0)
+		if (dip_cache_forget_miss(hex, t->what) > 0)
 			dip_log(host, SYMPROV_LOG_DEBUG,
 				"%s %s: cancelled, dropped the miss libdebuginfod cached for it",
-				hex, dip_type_str(type));
+				hex, t->what);
 		return SYMPROV_CANCELLED;
 	}
 	if (fd < 0) {
 		*err = -fd;
-		dip_log(host, SYMPROV_LOG_DEBUG, "%s %s: %s", hex,
-			dip_type_str(type), strerror(-fd));
+		dip_log(host, SYMPROV_LOG_DEBUG, "%s %s: %s", hex, t->what,
+			strerror(-fd));
 		return dip_status_of(fd);
 	}
 
@@ -198,16 +257,19 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	 */
 	if (announced >= 0 && (fstat(fd, &st) || st.st_size != announced))
 		why = "size differs from the one the server announced";
-	else if (symprov_verify_build_id(fd, req->build_id, req->build_id_len,
+	else if (!t->section &&
+		 symprov_verify_build_id(fd, req->build_id, req->build_id_len,
 					 &why))
 		;
 	else
 		why = NULL;
 	if (why) {
 		close(fd);
+		/* no URL: libdebuginfod found it in its cache */
 		dip_log(host, SYMPROV_LOG_WARN,
-			"%s from the debuginfod server for build ID %s rejected: %s; removed from the cache",
-			file, hex, why);
+			"build ID %s: %s from %s rejected: %s; removed from the cache",
+			hex, t->what,
+			*server ? server : "the client cache", why);
 		/* Served from the cache next time otherwise. */
 		if (file)
 			unlink(file);
@@ -215,7 +277,10 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 		*err = EBADMSG;
 		return SYMPROV_UNAVAILABLE;
 	}
-	close(fd);
+	if (fdp)
+		*fdp = fd;
+	else
+		close(fd);
 	*path = file;
 	return SYMPROV_FOUND;
 }

@@ -15,6 +15,17 @@ enum dip_type {
 
 const char *dip_type_str(enum dip_type type);
 
+/* What one query asks for: a file, or one section of the file. */
+struct dip_target {
+	enum dip_type type; /* of a file */
+	/* a section by name ([A-Za-z0-9._-]), or NULL for the file */
+	const char *section;
+	/* libdebuginfod's cache entry: "debuginfo", "section-.symtab" */
+	const char *what;
+	/* most bytes accepted, 0 for no bound beyond DEBUGINFOD_MAXSIZE */
+	long long max;
+};
+
 /*
  * Ask the servers for @type of @req's build ID.  Returns an enum
  * symprov_status; on SYMPROV_FOUND *path is malloc()ed and names a file
@@ -27,5 +38,20 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	      const struct symprov_request *req,
 	      const struct symprov_request *host_req, enum dip_type type,
 	      char **path, int *err);
+
+/*
+ * The same for @t.  A section is not checked (it is no ELF file): only
+ * its size against the one announced and t->max.  A server that serves
+ * no sections (libdebuginfod 0.188 then starts to download the whole
+ * file: stopped here) is SYMPROV_NOT_FOUND with *err EOPNOTSUPP; a
+ * section over t->max is SYMPROV_UNAVAILABLE with *err EFBIG.  With
+ * @fdp, *fdp gets the file open for reading (close it) on SYMPROV_FOUND.
+ */
+int dip_fetch_target(struct dip_client_pool *pool,
+		     const struct symprov_host *host,
+		     const struct symprov_request *req,
+		     const struct symprov_request *host_req,
+		     const struct dip_target *t, char **path, int *fdp,
+		     int *err);
 
 #endif /* DIP_FETCH_H */

@@ -22,8 +22,6 @@
  * buffer>" after it ("The requested URL returned error: 503"), "Retry
  * failed query" per retry.  The log is only used to take a NOT_FOUND
  * back: a log this does not recognize leaves libdebuginfod's answer.
- *
- * Returns true when the log shows a failure that is not a 404.
  */
 /* curl_easy_strerror() of a transfer that may have been a 404, or fine */
 static bool dip_curl_result_may_be_miss(const char *result)
@@ -42,37 +40,65 @@ static bool dip_curl_result_may_be_miss(const char *result)
 	return false;
 }
 
-bool dip_miss_log_says_transient(int vfd)
+/*
+ * Whether @match says yes to a line of the log (@vfd, read from 0).  The
+ * log may still be written to: its offset is put back.
+ */
+static bool dip_miss_log_any(int vfd, bool (*match)(const char *line))
 {
-	static const char resp[] = "server response ";
-	static const char code[] = "The requested URL returned error: ";
-	bool transient = false;
+	off_t end = lseek(vfd, 0, SEEK_CUR);
+	bool found = false;
 	size_t size = 0;
 	char *line = NULL;
 	FILE *f;
-	int fd = dup(vfd);
+	int fd = end < 0 ? -1 : dup(vfd);
 
 	if (fd < 0 || lseek(fd, 0, SEEK_SET) < 0 || !(f = fdopen(fd, "r"))) {
 		if (fd >= 0)
 			close(fd);
 		return false;
 	}
-	while (!transient && getline(&line, &size, f) > 0) {
-		const char *p;
-
+	while (!found && getline(&line, &size, f) > 0) {
 		line[strcspn(line, "\n")] = '\0';
-		if (!strncmp(line, "Retry failed query", 18))
-			transient = true;
-		else if (!strncmp(line, resp, sizeof(resp) - 1))
-			transient = !dip_curl_result_may_be_miss(
-				line + sizeof(resp) - 1);
-		else if (!strncmp(line, "url ", 4) && (p = strstr(line, code)))
-			transient = strtol(p + sizeof(code) - 1, NULL, 10) !=
-				    404;
+		found = match(line);
 	}
 	free(line);
 	fclose(f);
-	return transient;
+	lseek(vfd, end, SEEK_SET); /* shared with the dup */
+	return found;
+}
+
+/* A failure that is not a 404. */
+static bool dip_miss_line_is_transient(const char *line)
+{
+	static const char resp[] = "server response ";
+	static const char code[] = "The requested URL returned error: ";
+	const char *p;
+
+	if (!strncmp(line, "Retry failed query", 18))
+		return true;
+	if (!strncmp(line, resp, sizeof(resp) - 1))
+		return !dip_curl_result_may_be_miss(line + sizeof(resp) - 1);
+	if (!strncmp(line, "url ", 4) && (p = strstr(line, code)))
+		return strtol(p + sizeof(code) - 1, NULL, 10) != 404;
+	return false;
+}
+
+bool dip_miss_log_says_transient(int vfd)
+{
+	return dip_miss_log_any(vfd, dip_miss_line_is_transient);
+}
+
+/* The first line of each query, "debuginfod_find_TYPE BUILDID" */
+static bool dip_miss_line_is_whole_file(const char *line)
+{
+	return !strncmp(line, "debuginfod_find_debuginfo ", 26) ||
+	       !strncmp(line, "debuginfod_find_executable ", 27);
+}
+
+bool dip_miss_log_says_whole_file(int vfd)
+{
+	return dip_miss_log_any(vfd, dip_miss_line_is_whole_file);
 }
 
 void dip_miss_log_copy(int vfd, int to)

@@ -13,6 +13,13 @@
  */
 bool dip_miss_log_says_transient(int vfd);
 
+/*
+ * The log shows that a query for a section went on to download the
+ * whole file (debuginfod_find_section() of 0.188 does so when a server
+ * has no section support).
+ */
+bool dip_miss_log_says_whole_file(int vfd);
+
 /* Copy that log to @to, for a user who asked for it. */
 void dip_miss_log_copy(int vfd, int to);
 

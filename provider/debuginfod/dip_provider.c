@@ -10,6 +10,7 @@
 
 #include "dip_fetch.h"
 #include "dip_log.h"
+#include "dip_symbols.h"
 #include "symprov_memo.h"
 #include "symprov.h"
 
@@ -143,14 +144,40 @@ static int dip_fetch_kind(struct dip_state *st,
 	return status;
 }
 
+/* The symbols-only file when that will do and can be had, else the whole. */
+static int dip_fetch_content(struct dip_state *st,
+			     const struct symprov_request *req,
+			     const struct symprov_request *host_req,
+			     char **path, uint32_t *content, int *err)
+{
+	int status = DIP_SYMBOLS_WHOLE;
+
+	*content = SYMPROV_CONTENT_FULL;
+	if (req->kind == SYMPROV_KIND_KERNEL &&
+	    req->content == SYMPROV_CONTENT_SYMBOLS) {
+		status = dip_symbols_fetch(&st->pool, st->host, req, host_req,
+					   path, err);
+		if (status == SYMPROV_FOUND)
+			*content = SYMPROV_CONTENT_SYMBOLS;
+	}
+	if (status == DIP_SYMBOLS_WHOLE) {
+		status = dip_fetch_kind(st, req, host_req, path, err);
+		if (status == SYMPROV_FOUND && req->kind == SYMPROV_KIND_KERNEL)
+			dip_symbols_superseded(req);
+	}
+	return status;
+}
+
 static int dip_find(void *data, const struct symprov_request *host_req,
 		    struct symprov_result *res)
 {
 	struct dip_state *st = data;
 	struct dip_wait wait = { .st = st, .req = host_req };
 	struct symprov_memo_key key = { 0 };
+	struct symprov_answer ans;
 	struct symprov_request req;
 	const char *why;
+	uint32_t content = SYMPROV_CONTENT_FULL;
 	char *path = NULL;
 	int status, err = 0;
 
@@ -168,27 +195,38 @@ static int dip_find(void *data, const struct symprov_request *host_req,
 	}
 
 	key.kind = req.kind;
+	key.content = req.content;
 	key.len = req.build_id_len;
 	memcpy(key.build_id, req.build_id, req.build_id_len);
-	switch (symprov_memo_begin(&st->memo, &key, dip_wait_cb, &wait, &status,
-				   &path)) {
+	switch (symprov_memo_begin(&st->memo, &key, dip_wait_cb, &wait, &ans)) {
 	case SYMPROV_MEMO_GAVE_UP:
 		return SYMPROV_CANCELLED;
 	case SYMPROV_MEMO_ANSWER:
+		status = ans.status;
+		path = ans.path;
+		content = ans.content;
 		break;
 	case SYMPROV_MEMO_ALONE:
-		status = dip_fetch_kind(st, &req, host_req, &path, &err);
+		status = dip_fetch_content(st, &req, host_req, &path, &content,
+					   &err);
 		break;
 	default:
-		status = dip_fetch_kind(st, &req, host_req, &path, &err);
-		symprov_memo_end(&st->memo, &key, status, path);
+		status = dip_fetch_content(st, &req, host_req, &path, &content,
+					   &err);
+		ans.status = status;
+		ans.path = path;
+		ans.content = content;
+		symprov_memo_end(&st->memo, &key, &ans);
 		break;
 	}
 
-	if (status == SYMPROV_FOUND)
+	if (status == SYMPROV_FOUND) {
 		res->path = path;
-	else
+		if (SYMPROV_HAS(res, content))
+			res->content = content;
+	} else {
 		free(path);
+	}
 	if (err && SYMPROV_HAS(res, error))
 		res->error = err;
 	return status;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Compare `perf report --stdio --sort dso,sym` outputs (the e2e oracle).
 
     compare_reports.py EXPECTED ACTUAL [--kallsyms FILE] [--kernel-only]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Shared helpers for the symprov end-to-end scaffolding (Python 3 stdlib only).
 
 Every subprocess goes through run(), which always has a timeout; on timeout
@@ -6,6 +7,7 @@ the whole process group is killed so no stray perf/debuginfod is left behind.
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -177,3 +179,28 @@ def alias_map(kallsyms_path):
         for n in names:
             aliases.setdefault(n, set()).update(names)
     return {n: frozenset(s) for n, s in aliases.items()}
+
+
+def loud(msg):
+    """A message that must not be missed, on stdout and stderr."""
+    bar = "!" * 72
+    text = "\n%s\n!! %s\n%s\n" % (bar, msg.replace("\n", "\n!! "), bar)
+    print(text, flush=True)
+    print(text, file=sys.stderr, flush=True)
+
+
+def run_checks(runner_class, args, name):
+    """Make a runner_class(args) and run its checks: its exit code, or 2
+    (a failure, said loudly) when it cannot even start.  Its work
+    directory goes unless args.workdir keeps it."""
+    try:
+        r = runner_class(args)
+    except E2EError as e:
+        loud("%s checks NOT RUN (this is a failure): %s" % (name, e))
+        print("0 passed, 1 failed")
+        return 2
+    try:
+        return r.run()
+    finally:
+        if not args.workdir:
+            shutil.rmtree(r.work, ignore_errors=True)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Put a kallsyms copy for a build ID into a perf build-id cache.
 
     make_kallsyms_cache.py --home HOME --build-id ID [--kallsyms FILE]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Record a short system-wide profile and "move" it to another kernel.
 
 Records `perf record -e cpu-clock -a` over a bounded workload that spends its

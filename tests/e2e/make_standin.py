@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Build a stand-in vmlinux for the running kernel under another build ID.
 
 The stand-in is an ET_EXEC ELF whose .text section sits at the kernel's _text
@@ -127,9 +128,14 @@ def select_symbols(kallsyms):
     return start, end, out, extra
 
 
-def write_rel_object(path, machine, text_size, symbols, abs_syms, start):
+def write_rel_object(path, machine, text_size, symbols, abs_syms, start,
+                     sections=None):
     """Write an ET_REL object: sparse zero .text of text_size bytes, and a
-    symtab with symbols (values relative to start) and absolute ones."""
+    symtab with symbols (values relative to start) and absolute ones.
+    SECTIONS, [(name, address, size)], splits the code into several
+    executable sections instead (symbols go to the one holding them)."""
+    sections = sections or [(".text", start, text_size)]
+    nsec = len(sections)
     strtab = bytearray(b"\0")
     stroff = {}
 
@@ -139,21 +145,30 @@ def write_rel_object(path, machine, text_size, symbols, abs_syms, start):
             strtab.extend(n.encode() + b"\0")
         return stroff[n]
 
+    def where(addr):
+        for i, (_, sec_start, size) in enumerate(sections):
+            if sec_start <= addr < sec_start + size or \
+                    (i == nsec - 1 and addr == sec_start + size):
+                return i + 1, addr - sec_start
+        raise E2EError("symbol at %#x is in no section" % addr)
+
     ent = struct.Struct("<IBBHQQ")
     locs, globs = [], []
     for addr, size, bind, typ, name in symbols:
-        e = ent.pack(sname(name), (bind << 4) | typ, 0, 1, addr - start, size)
+        ndx, value = where(addr)
+        e = ent.pack(sname(name), (bind << 4) | typ, 0, ndx, value, size)
         (locs if bind == STB_LOCAL else globs).append(e)
     for name, addr in abs_syms:
         globs.append(ent.pack(sname(name), (STB_GLOBAL << 4) | STT_NOTYPE, 0,
                               SHN_ABS, addr, 0))
-    # index 0 null, 1 section symbol for .text, then locals, then globals
-    symtab = (ent.pack(0, 0, 0, 0, 0, 0) + ent.pack(0, 3, 0, 1, 0, 0) +
+    # index 0 null, a section symbol per code section, locals, globals
+    symtab = (ent.pack(0, 0, 0, 0, 0, 0) +
+              b"".join(ent.pack(0, 3, 0, i + 1, 0, 0) for i in range(nsec)) +
               b"".join(locs) + b"".join(globs))
-    first_global = 2 + len(locs)
+    first_global = 1 + nsec + len(locs)
 
-    shnames = [b"", b".text", b".note.GNU-stack", b".symtab", b".strtab",
-               b".shstrtab"]
+    shnames = [b""] + [n.encode() for n, _, _ in sections] + [
+        b".note.GNU-stack", b".symtab", b".strtab", b".shstrtab"]
     shstr = bytearray()
     shname_off = []
     for n in shnames:
@@ -171,25 +186,32 @@ def write_rel_object(path, machine, text_size, symbols, abs_syms, start):
     off = (off + 7) & ~7
     shdr_off = off
     off += shent * len(shnames)
-    text_off = (off + 4095) & ~4095
+    code_off = []
+    for _, _, size in sections:
+        off = (off + 4095) & ~4095
+        code_off.append(off)
+        off += size
 
     sh = struct.Struct("<IIQQQQIIQQ")
-    shdrs = [
-        sh.pack(0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-        sh.pack(shname_off[1], SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 0,
-                text_off, text_size, 0, 0, 1, 0),
-        sh.pack(shname_off[2], SHT_PROGBITS, 0, 0, text_off, 0, 0, 0, 1, 0),
-        sh.pack(shname_off[3], SHT_SYMTAB, 0, 0, symtab_off, len(symtab),
-                4, first_global, 8, ent.size),
-        sh.pack(shname_off[4], SHT_STRTAB, 0, 0, strtab_off, len(strtab),
-                0, 0, 1, 0),
-        sh.pack(shname_off[5], SHT_STRTAB, 0, 0, shstr_off, len(shstr),
-                0, 0, 1, 0),
+    shdrs = [sh.pack(0, 0, 0, 0, 0, 0, 0, 0, 0, 0)]
+    for i, (_, _, size) in enumerate(sections):
+        shdrs.append(sh.pack(shname_off[i + 1], SHT_PROGBITS,
+                             SHF_ALLOC | SHF_EXECINSTR, 0, code_off[i], size,
+                             0, 0, 1, 0))
+    shdrs += [
+        sh.pack(shname_off[nsec + 1], SHT_PROGBITS, 0, 0, off, 0, 0, 0, 1,
+                0),
+        sh.pack(shname_off[nsec + 2], SHT_SYMTAB, 0, 0, symtab_off,
+                len(symtab), nsec + 3, first_global, 8, ent.size),
+        sh.pack(shname_off[nsec + 3], SHT_STRTAB, 0, 0, strtab_off,
+                len(strtab), 0, 0, 1, 0),
+        sh.pack(shname_off[nsec + 4], SHT_STRTAB, 0, 0, shstr_off,
+                len(shstr), 0, 0, 1, 0),
     ]
     ident = b"\x7fELF" + bytes([2, 1, 1, 0]) + bytes(8)
     ehdr = ident + struct.pack("<HHIQQQIHHHHHH", 1, machine, 1, 0, 0,
                                shdr_off, 0, ehdr_size, 0, 0, shent,
-                               len(shnames), 5)
+                               len(shnames), nsec + 4)
     with open(path, "wb") as f:
         f.write(ehdr)
         f.write(symtab)
@@ -197,11 +219,11 @@ def write_rel_object(path, machine, text_size, symbols, abs_syms, start):
         f.write(shstr)
         f.seek(shdr_off)
         f.write(b"".join(shdrs))
-        f.truncate(text_off + text_size)  # sparse zero-filled .text
+        f.truncate(off)  # sparse zero-filled code
 
 
 def build(kallsyms, build_id, out, workdir, cc="gcc", ld="ld",
-          timeout=300):
+          timeout=300, ld_args=()):
     arch = platform.machine()
     if arch not in EM:
         raise E2EError("unsupported architecture %s" % arch)
@@ -220,8 +242,8 @@ def build(kallsyms, build_id, out, workdir, cc="gcc", ld="ld",
     tmp_out = out + ".tmp"
     # symbol object first: its .text starts exactly at -Ttext
     cmd = [ld, "-Ttext=%#x" % start, "--build-id=0x" + build_id,
-           "-e", "%#x" % start, "-z", "noexecstack", "-o", tmp_out,
-           symo, dwo]
+           "-e", "%#x" % start, "-z", "noexecstack"] + list(ld_args) + \
+        ["-o", tmp_out, symo, dwo]
     res = run(cmd, timeout, check=False)
     if res.returncode != 0:
         raise E2EError("ld failed: %s\n%s" % (" ".join(cmd), res.stderr))

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """End-to-end check: kernel symbols of a "moved" profile through debuginfod.
 
     run_e2e.py [--perf PERF] [--record-perf PERF] [--oracle-only]
@@ -28,7 +29,9 @@ every response the server counted (all codes and types, /metrics excluded):
 
   no-providers    PERF_SYMBOL_PROVIDERS unset: kernel raw, no traffic
   after           REF byte for byte; every kernel sample resolves as in the
-                  original report (up to aliases); traffic: one 200 debuginfo
+                  original report (up to aliases); perf asks for the symbols
+                  only; traffic: four 200 section, then one 200 debuginfo
+                  (the stand-in has no section symbols: SYMBOLS_FETCH)
   after-cached    the same with after's client cache: no traffic at all
   after-zeroed    as after, with the zeroed kallsyms copy in the cache
   opt-out <how>   --kallsyms=STANDIN_KALLSYMS, --vmlinux=STANDIN (both: REF
@@ -39,7 +42,9 @@ every response the server counted (all codes and types, /metrics excluded):
                   exit 0 and no traffic
   unserved        a profile moved to a build ID the server does not have:
                   exit 0, kernel raw, at most one request per kind
-                  (debuginfo, executable) in the whole perf report run
+                  (section, debuginfo, executable) in the whole perf report
+                  run; one line "no provider supplied the vmlinux
+                  (debuginfod: not found), build ID ..."
   broken-first    PERF_SYMBOL_PROVIDERS=/nonexistent/libnothere.so:
                   libdebuginfodprov.so: REF byte for byte, exactly one
                   stderr line about the bad entry
@@ -50,12 +55,57 @@ every response the server counted (all codes and types, /metrics excluded):
                   report, top, annotate and script ask, so no traffic
   keys            perf report --stdio on a terminal, the server never
                   answering: a progress line; 's' skips, 'd' disables the
-                  providers, perf ends at once; so does SIGINT; the
-                  terminal's echo and line mode are put back
+                  providers, perf ends at once; so does SIGINT (during the
+                  fetch before the events; during one while they are
+                  processed, with a zeroed kallsyms copy, perf report ends
+                  its session, exit 0); the terminal's echo and line mode
+                  are put back
   exec-path       bare name from perf's exec-path: <DIR>/symprov/
                   libdebuginfodprov.so, no LD_LIBRARY_PATH: not found without
                   DIR (control), REF byte for byte with --exec-path=DIR and
                   with PERF_EXEC_PATH=DIR
+
+  verbose         -v: one line, "debuginfod supplied the whole file (N MiB)
+                  of the vmlinux with build ID ...", N the stand-in's size
+  unavailable     a server that refuses connections: one line "no provider
+                  supplied the vmlinux (debuginfod: unavailable, Connection
+                  refused), build ID ..."
+  terminal        perf report --stdio with stderr on a terminal: REF byte
+                  for byte on stdout, the "supplied" line on the terminal
+  damaged         the test provider "sym" supplies the stand-in with the
+                  right build ID and .symtab sh_entsize = 0, which perf
+                  divides by (--vmlinux=IT kills perf: the control): one
+                  line "sym supplied FILE, rejected (...), build ID ...",
+                  then "no provider supplied the vmlinux (sym:
+                  unavailable, Bad message), build ID ...", exit 0, kernel
+                  raw, no traffic
+  content <what>  through the test provider "sym" (symbols only, for
+                  requests of the symbols only) then debuginfod, counted
+                  at the server: --sort dso,sym and perf script -F ip,sym
+                  fetch nothing ("sym supplied the symbols only"); srcline
+                  (report and script), perf annotate, symprov.content=full
+                  and a bad symprov.content value (one warning naming it)
+                  fetch the whole file once; perf annotate through the
+                  providers prints what it prints with --vmlinux= the
+                  same file (but for the header naming the file)
+  tui-skip        perf report's TUI (tmux) against a slow server: the
+                  progress box with provider, file and growing bytes, the
+                  keys on the help line; 's' skips: the browser, kernel
+                  raw, the skip line on the help line; 'q': exit 0, the
+                  terminal's settings as before; the transfer cut short
+  tui-found       the TUI against the real server: the "supplied" line on
+                  the help line, the kernel's symbols in the browser
+  tui-annotate    the TUI with "sym" then debuginfod: nothing fetched at
+                  start; the annotate action on a kernel symbol fetches
+                  the whole file once and shows its annotation
+  top             perf top (TUI), /proc/kallsyms zeroed in a mount
+                  namespace of its own, a slow server: the progress on the
+                  help line, 'h' answered during the fetch, the bytes
+                  growing, 'q' ends perf top before the download does
+No check may see perf's "No kallsyms or vmlinux ... was found" when the
+providers are asked (no-providers must see it).  The TUI checks run with
+/usr/lib/debug hidden (a private mount namespace): perf 6.12 crashes at
+random in dso__synthesize_plt_symbols() on separate debug files.
 
 The symbol comparisons use `perf report --stdio -F overhead,sample,period,
 dso,sym` and compare_reports.py (same symbols up to aliases, same counts)
@@ -76,8 +126,10 @@ import os
 import pty
 import re
 import select
+import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -92,9 +144,12 @@ import compare_reports  # noqa: E402
 import make_kallsyms_cache  # noqa: E402
 from debuginfod_server import (DebuginfodServer, http_get,  # noqa: E402
                                response_counts)
+from elf_mutate import ElfImage  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
 from e2elib import (E2EError, HERE, REPO, clean_env, find_perf, log,  # noqa
-                    run, alias_map)
+                    loud, run, run_checks, alias_map,
+                    running_kernel_build_id)
+from tui import Terminal  # noqa: E402
 
 # Symbol comparisons (sample counts and periods per entry)
 REPORT_ARGS = ["report", "--stdio", "-F", "overhead,sample,period,dso,sym"]
@@ -102,17 +157,20 @@ REPORT_ARGS = ["report", "--stdio", "-F", "overhead,sample,period,dso,sym"]
 SORT_ARGS = ["report", "--stdio", "--sort", "dso,sym"]
 PROVIDER = "libdebuginfodprov.so"
 BROKEN_ENTRY = "/nonexistent/libnothere.so"
-# What perf 6.12 prints when no local source has the kernel's symbols; it
-# comes before the providers are asked (perf/README-perf.md, Limits)
+# What perf 6.12 prints when no local source has the kernel's symbols:
+# only when no provider is asked next (they say what they did instead)
 NO_KALLSYMS_MSG = "No kallsyms or vmlinux with build-id"
-
-
-def loud(msg):
-    """A message that must not be missed, on stdout and stderr."""
-    bar = "!" * 72
-    text = "\n%s\n!! %s\n%s\n" % (bar, msg.replace("\n", "\n!! "), bar)
-    print(text, flush=True)
-    print(text, file=sys.stderr, flush=True)
+# perf/ui/symprov.c's lines about a request's result
+SUPPLIED_RE = (r"symprov: (\S+) supplied the (symbols only|whole file) "
+               r"\(([0-9.]+) MiB\) of the vmlinux with build ID %s")
+NOT_SUPPLIED = "symprov: no provider supplied the vmlinux (%s), build ID %s"
+# the perf-flavoured test provider (tests/tests.mk: perfsym), named "sym",
+# configured through symprov.test.sym.* keys
+TEST_PROVIDER = "libtp_perfsym.so"
+# the loader's line about a file it refused (lib/symprov_loader.c), with
+# the reason lib/symprov_verify.c gives for a symbol table's entry size
+REJECTED = ("symprov: %s supplied %s, rejected (symbol table entry size is "
+            "not that of a symbol), build ID %s")
 
 
 def fmt_traffic(t):
@@ -128,6 +186,9 @@ class Runner:
             else self.perf
         self.libdir = os.environ.get("SYMPROV_LIB_DIR",
                                      os.path.join(REPO, "build", "lib"))
+        self.tpdir = os.environ.get(
+            "SYMPROV_TP_DIR", os.path.join(REPO, "build", "tests",
+                                           "providers"))
         self.work = args.workdir or tempfile.mkdtemp(prefix="symprov-e2e.")
         os.makedirs(self.work, exist_ok=True)
         self.passed, self.failed = [], []
@@ -179,7 +240,7 @@ class Runner:
         if os.geteuid() != 0:
             why.append("not root (euid %d): perf record -a and real "
                        "/proc/kallsyms addresses need root" % os.geteuid())
-        for t in ("gcc", "ld", "readelf", "debuginfod"):
+        for t in ("gcc", "ld", "readelf", "debuginfod", "tmux", "unshare"):
             if not shutil.which(t):
                 why.append("%s not found in PATH" % t)
         if not shutil.which(self.perf) and not os.access(self.perf, os.X_OK):
@@ -197,6 +258,10 @@ class Runner:
             lib = os.path.join(self.libdir, PROVIDER)
             if not os.path.isfile(lib):
                 why.append("no %s (make, or SYMPROV_LIB_DIR=...)" % lib)
+            tp = os.path.join(self.tpdir, TEST_PROVIDER)
+            if not os.path.isfile(tp):
+                why.append("no %s (make %s, or SYMPROV_TP_DIR=...)" % (
+                    tp, os.path.relpath(tp, REPO)))
             try:
                 res = run([self.perf, "version", "--build-options"], 30,
                           env=clean_env(self.fresh_home("preflight")),
@@ -357,7 +422,49 @@ class Runner:
             raise E2EError("%s: unexpected symprov lines on stderr: %s"
                            % (what, bad[:3]))
 
+    @staticmethod
+    def expect_no_kallsyms_msg(err, what):
+        """perf's "No kallsyms or vmlinux ... was found" is not printed
+        when the providers are asked (they found it, or say why not)."""
+        bad = [x for x in err.splitlines() if x.startswith(NO_KALLSYMS_MSG)]
+        if bad:
+            raise E2EError("%s: perf says %r although the providers are "
+                           "asked" % (what, bad[0]))
+
+    def expect_one_line(self, err, start, what):
+        """Exactly one symprov line, starting with start, and no "No
+        kallsyms" line."""
+        lines = self.symprov_lines(err)
+        if len(lines) != 1 or not lines[0].startswith(start):
+            raise E2EError("%s: want one line %r..., got %s" % (
+                what, start, lines))
+        self.expect_no_kallsyms_msg(err, what)
+        log("%s: %s" % (what, lines[0]))
+
+    def expect_supplied(self, text, provider, content, what):
+        """One "supplied" line in text: provider, content ("symbols
+        only", "whole file", None: either) and the size of the file in
+        MiB, the stand-in's for the whole file."""
+        found = re.findall(SUPPLIED_RE % self.new_id, text)
+        whole = "%.1f" % (os.path.getsize(self.standin) / (1 << 20))
+        ok = len(found) == 1 and found[0][0] == provider and \
+            found[0][1] in ((content,) if content else
+                            ("symbols only", "whole file")) and \
+            (found[0][2] == whole or found[0][1] != "whole file")
+        if not ok:
+            raise E2EError("%s: want one line saying %s supplied the %s "
+                           "(the whole file is %s MiB); got %s" % (
+                               what, provider, content or "file", whole,
+                               found))
+
+    # perf asks for the whole file: one download of it
     ONE_FETCH = {"request debuginfo": 1, "response 200 debuginfo": 1}
+    # perf asks for the kernel's symbols only: the debuginfod provider asks
+    # for four sections, finds that the stand-in's symbol table has no
+    # section symbols (no certain symbols-only file), and downloads the
+    # whole file instead
+    SYMBOLS_FETCH = {"request section": 4, "response 200 section": 4,
+                     "request debuginfo": 1, "response 200 debuginfo": 1}
 
     # steps -----------------------------------------------------------------
     def step_profile(self):
@@ -441,10 +548,15 @@ class Runner:
         env = self.provider_env(self.fresh_cache("no-providers"))
         del env["PERF_SYMBOL_PROVIDERS"]
         before = self.traffic()
-        self.expect_raw(self.report("no-providers", self.p("moved.data"),
-                                    self.fresh_home("no-providers"), env,
-                                    sort=True)[2])
+        _, err, entries = self.report("no-providers", self.p("moved.data"),
+                                      self.fresh_home("no-providers"), env,
+                                      sort=True)
+        self.expect_raw(entries)
         self.expect_traffic(before, {}, "PERF_SYMBOL_PROVIDERS unset")
+        # no provider is asked: perf's own message, and none of ours
+        self.expect_no_symprov_stderr(err, "no providers")
+        if not any(x.startswith(NO_KALLSYMS_MSG) for x in err.splitlines()):
+            raise E2EError("no %r line without providers" % NO_KALLSYMS_MSG)
 
     def step_after(self, name, home, cache, want):
         """REF byte for byte (`--sort dso,sym`), then the symbols of every
@@ -456,15 +568,17 @@ class Runner:
                                    sort=True)
         self.expect_identical(name, text)
         self.expect_no_symprov_stderr(err, name)
+        self.expect_no_kallsyms_msg(err, name)
         self.expect_same(self.report(name, self.p("moved.data"), home,
                                      env)[2])
         self.expect_traffic(before, want, name)
 
     def step_opt_out(self, name, extra_args=(), env_over=None, config=None,
-                     perf_config_cmd=None, resolved=False):
+                     perf_config_cmd=None, resolved=False, asked=True):
         """With PERF_SYMBOL_PROVIDERS set and a fresh client cache: no
         traffic; the kernel resolved (REF byte for byte) when the user gave
-        the symbols, else raw."""
+        the symbols, else raw.  asked: the provider is asked and says it is
+        disabled, in one line; else no symprov line."""
         home = self.fresh_home(name)
         env = self.provider_env(self.fresh_cache(name))
         env.update(env_over or {})
@@ -480,13 +594,18 @@ class Runner:
                     raise E2EError("perf config did not write %s"
                                    % perf_config_cmd)
         before = self.traffic()
-        text, _, entries = self.report(name, self.p("moved.data"), home, env,
-                                       extra_args, sort=True)
+        text, err, entries = self.report(name, self.p("moved.data"), home,
+                                         env, extra_args, sort=True)
         self.expect_traffic(before, {}, name)
         if resolved:
             self.expect_identical(name, text)
         else:
             self.expect_raw(entries)
+        if asked:
+            self.expect_one_line(err, NOT_SUPPLIED % (
+                "debuginfod: disabled", self.new_id), name)
+        else:
+            self.expect_no_symprov_stderr(err, name)
 
     def step_unserved(self):
         """A build ID the server does not have: one lookup for the whole
@@ -504,15 +623,18 @@ class Runner:
             "unserved", data, self.fresh_home("unserved"),
             self.provider_env(self.fresh_cache("unserved")), sort=True)
         self.expect_raw(entries)
+        self.expect_one_line(err, NOT_SUPPLIED % ("debuginfod: not found",
+                                                  new), "unserved")
         got = self.new_traffic(before)
-        kinds = ("debuginfo", "executable")
+        # section: the first of the queries for the symbols only
+        kinds = ("section", "debuginfo", "executable")
         bad = {k: v for k, v in got.items()
                if k.split()[-1] not in kinds or v > 1 or
                (k.startswith("response") and k.split()[1] != "404")}
         if bad or not got:
             raise E2EError("server traffic %s: want at most one request and "
-                           "one 404 per kind (debuginfo, executable), and at "
-                           "least one" % fmt_traffic(got))
+                           "one 404 per kind (section, debuginfo, "
+                           "executable), and at least one" % fmt_traffic(got))
         log("unserved build ID %s: %s" % (new, fmt_traffic(got)))
 
     def step_broken_first(self):
@@ -531,7 +653,7 @@ class Runner:
                            "stderr, got %s (other symprov lines: %s)"
                            % (BROKEN_ENTRY, about, others))
         log("warning: " + about[0])
-        self.expect_traffic(before, self.ONE_FETCH, "broken-first")
+        self.expect_traffic(before, self.SYMBOLS_FETCH, "broken-first")
 
     def step_record(self):
         """perf record never asks: -a with the providers and
@@ -558,7 +680,7 @@ class Runner:
         self.expect_traffic(before, {}, "perf diff")
         self.expect_no_symprov_stderr(res.stderr, "perf diff")
 
-    def on_terminal(self, name, act):
+    def on_terminal(self, name, act, home=None):
         """perf report --stdio with stdin and stderr on a terminal while
         the provider waits on a server that never answers; once the
         progress line shows, ACT(proc, master) runs.  Returns the exit
@@ -566,7 +688,7 @@ class Runner:
         and whether the terminal has its echo and line mode back."""
         master, slave = pty.openpty()
         lflag = termios.tcgetattr(slave)[3]
-        env = clean_env(self.fresh_home(name),
+        env = clean_env(home or self.fresh_home(name),
                         self.provider_env(self.fresh_cache(name)))
         screen = b""
         with FaultServer("hang", hang_s=60) as fault:
@@ -627,14 +749,402 @@ class Runner:
                                "terminal restored: %s" % (
                                    key, rc, screen[-400:], restored))
             log("key %r: perf done %.1f s after it" % (key, elapsed))
-        # perf report's own SIGINT handler ends the session: the fetch
-        # stops at the next progress call, perf prints what it has
+        # the fetch comes before the events are processed, where Ctrl-C
+        # ends perf (within perf report's processing its own handler ends
+        # the session instead, and perf prints what it has)
         rc, screen, elapsed, restored = self.on_terminal(
             "key-int", lambda p, m: p.send_signal(signal.SIGINT))
-        if rc != 0 or not restored:
+        if rc not in (0, -signal.SIGINT) or not restored:
             raise E2EError("SIGINT during the fetch: exit %d, terminal "
                            "restored: %s" % (rc, restored))
-        log("SIGINT: perf done %.1f s after it" % elapsed)
+        log("SIGINT: perf done %.1f s after it, exit %d" % (elapsed, rc))
+        # a zeroed kallsyms copy is found out while the events are
+        # processed: SIGINT there stops the fetch and ends the session
+        rc, screen, elapsed, restored = self.on_terminal(
+            "key-int-inload", lambda p, m: p.send_signal(signal.SIGINT),
+            home=self.zeroed_home("key-int-inload"))
+        if rc != 0 or not restored:
+            raise E2EError("SIGINT during a fetch while processing: exit "
+                           "%d, terminal restored: %s" % (rc, restored))
+        log("SIGINT while processing: perf done %.1f s after it" % elapsed)
+
+    # messages ------------------------------------------------------------
+    def step_verbose(self):
+        """-v: which provider supplied the file, what and its size."""
+        env = self.provider_env(self.fresh_cache("verbose"))
+        _, err, entries = self.report("verbose", self.p("moved.data"),
+                                      self.fresh_home("verbose"), env,
+                                      extra_args=["-v"], sort=True)
+        if not any(e.kernel and not e.raw for e in entries):
+            raise E2EError("kernel samples unresolved")
+        self.expect_supplied(err, "debuginfod", None, "-v")
+        self.expect_no_kallsyms_msg(err, "-v")
+
+    def step_unavailable(self):
+        """A server that is down: one line with the reason."""
+        with socket.socket() as sock:  # a port nobody listens on
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        env = self.provider_env(self.fresh_cache("unavailable"))
+        env["DEBUGINFOD_URLS"] = "http://127.0.0.1:%d" % port
+        _, err, entries = self.report(
+            "unavailable", self.p("moved.data"),
+            self.fresh_home("unavailable"), env, sort=True)
+        self.expect_raw(entries)
+        self.expect_one_line(err, NOT_SUPPLIED % (
+            "debuginfod: unavailable, Connection refused", self.new_id),
+            "unavailable")
+
+    def step_damaged(self):
+        """A provider supplies a damaged file with the right build ID:
+        perf refuses it with one line, does not crash, and shows the
+        kernel's samples raw."""
+        damaged = self.p("damaged.vmlinux")  # not in srv: not served
+        with open(self.standin, "rb") as f:
+            img = ElfImage(f.read())
+        img.set_shdr(img.section(".symtab"), "sh_entsize", 0)
+        with open(damaged, "wb") as f:
+            f.write(img.data)
+        # the control: loaded as is, the file kills perf
+        res = self.perf_run("damaged-vmlinux", SORT_ARGS + [
+            "--vmlinux=" + damaged, "-i", self.p("moved.data")],
+            self.fresh_home("damaged-vmlinux"), check_rc=False)
+        if res.returncode >= 0:
+            raise E2EError("perf report --vmlinux=DAMAGED exited with %d, "
+                           "not of a signal: the damage proves nothing"
+                           % res.returncode)
+        log("damaged: --vmlinux=DAMAGED: perf died of signal %d"
+            % -res.returncode)
+
+        config = self.p("perfconfig-damaged")
+        with open(config, "w") as f:
+            f.write("[symprov \"test.sym\"]\n\tstatus = 0\n\tpath = %s\n"
+                    % damaged)
+        env = self.provider_env(self.fresh_cache("damaged"), providers=(
+            os.path.join(self.tpdir, TEST_PROVIDER)))
+        env["PERF_CONFIG"] = config
+        before = self.traffic()
+        _, err, entries = self.report("damaged", self.p("moved.data"),
+                                      self.fresh_home("damaged"), env,
+                                      sort=True)
+        self.expect_raw(entries)
+        want = [REJECTED % ("sym", damaged, self.new_id),
+                NOT_SUPPLIED % ("sym: unavailable, Bad message",
+                                self.new_id)]
+        if self.symprov_lines(err) != want:
+            raise E2EError("want the lines %s, got %s" % (
+                want, self.symprov_lines(err)))
+        self.expect_no_kallsyms_msg(err, "damaged")
+        self.expect_traffic(before, {}, "damaged")
+        log("damaged: " + want[0])
+
+    def on_pty(self, name, argv, env, timeout=120):
+        """argv with stdin and stderr on a terminal, stdout to a file:
+        (exit code, what the terminal showed)."""
+        master, slave = pty.openpty()
+        screen = b""
+        with open(self.p("out-%s.txt" % name), "w") as out:
+            proc = subprocess.Popen(argv, stdin=slave, stderr=slave,
+                                    stdout=out, env=env,
+                                    start_new_session=True)
+        os.close(slave)
+        try:
+            deadline = time.monotonic() + timeout
+            while proc.poll() is None and time.monotonic() < deadline:
+                screen += self.read_terminal(master, 0.2)
+            if proc.poll() is None:
+                raise E2EError("%s: still running after %ss" % (name,
+                                                                 timeout))
+            screen += self.read_terminal(master, 0.2)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            os.close(master)
+        text = screen.decode(errors="replace")
+        with open(self.p("out-%s.err" % name), "w") as f:
+            f.write(text)
+        return proc.returncode, text
+
+    def step_terminal(self):
+        """stdio on a terminal: one line says who supplied what."""
+        env = clean_env(self.fresh_home("terminal"),
+                        self.provider_env(self.fresh_cache("terminal")))
+        rc, screen = self.on_pty("terminal", [
+            self.perf, "report", "--stdio", "--sort", "dso,sym", "-i",
+            self.p("moved.data")], env)
+        if rc != 0:
+            raise E2EError("exit %d: %s" % (rc, screen[-500:]))
+        with open(self.p("out-terminal.txt")) as f:
+            self.expect_identical("terminal", f.read())
+        # the progress line, if any, is redrawn in place with \r and
+        # cleared with ESC [K
+        lines = [x.split("\r")[-1].replace("\033[K", "")
+                 for x in screen.splitlines()]
+        self.expect_supplied("\n".join(lines), "debuginfod", None,
+                             "terminal")
+        self.expect_no_kallsyms_msg(screen, "terminal")
+        log("terminal: " + [x for x in lines if "supplied" in x][0])
+
+    # what is fetched -------------------------------------------------------
+    def content_env(self, name, config=""):
+        """The test provider "sym" serving the stand-in as the symbols only
+        (to requests for the symbols only), then the debuginfod provider:
+        traffic at the server means the whole file was asked for."""
+        sym = self.p("symbols-only.vmlinux")
+        if not os.path.exists(sym):
+            shutil.copyfile(self.standin, sym)
+        path = self.p("perfconfig-" + name)
+        with open(path, "w") as f:
+            f.write("[symprov \"test.sym\"]\n\tstatus = 0\n\tpath = %s\n"
+                    "\tcontent = 1\n\tserves = 1\n%s" % (sym, config))
+        env = self.provider_env(self.fresh_cache(name), providers=":".join(
+            (os.path.join(self.tpdir, TEST_PROVIDER), PROVIDER)))
+        env["PERF_CONFIG"] = path
+        return env
+
+    def step_content(self, name, args, want, says, config=""):
+        """perf ARGS -v through "sym" then debuginfod: the server traffic
+        WANT ({}: the symbols only were asked for, ONE_FETCH: the whole
+        file), the -v line SAYS ("sym" or "debuginfod")."""
+        env = self.content_env(name, config)
+        before = self.traffic()
+        res = self.perf_run(name, args[:1] + ["-v"] + args[1:],
+                            self.fresh_home(name), env)
+        self.expect_traffic(before, want, name)
+        self.expect_supplied(res.stderr, says, "symbols only"
+                             if says == "sym" else "whole file", name)
+        return res
+
+    def step_annotate_as_vmlinux(self, moved, sym):
+        """perf annotate through the providers shows what it shows with
+        --vmlinux= the same file, but for the header naming the file."""
+        name = "annotate-provider"
+        got = self.perf_run(name, ["annotate", "--stdio"] + moved + [sym],
+                            self.fresh_home(name), self.content_env(name))
+        want = self.perf_run("annotate-vmlinux",
+                             ["annotate", "--stdio", "--vmlinux=" +
+                              self.standin] + moved + [sym],
+                             self.fresh_home("annotate-vmlinux"))
+        # " Percent | Source code & Disassembly of FILE for ..." and its
+        # rule of dashes as long as it
+        body = [x.splitlines()[2:] for x in (got.stdout, want.stdout)]
+        if not body[1] or sym not in "".join(body[1][:1]):
+            raise E2EError("perf annotate --vmlinux: no annotation of %s"
+                           % sym)
+        if body[0] != body[1]:
+            raise E2EError("perf annotate through the providers differs "
+                           "from --vmlinux (out-%s.txt, "
+                           "out-annotate-vmlinux.txt)" % name)
+        log("annotate: %d lines as with --vmlinux" % len(body[0]))
+
+    def content_checks(self):
+        moved = ["-i", self.p("moved.data")]
+        sym = self.top_kernel_symbol()
+        self.check("content report dso,sym", lambda: self.step_content(
+            "content-sym", SORT_ARGS + moved, {}, "sym"))
+        self.check("content report srcline", lambda: self.step_content(
+            "content-srcline", ["report", "--stdio", "--sort",
+                                "dso,sym,srcline"] + moved,
+            self.ONE_FETCH, "debuginfod"))
+        self.check("content script", lambda: self.step_content(
+            "content-script", ["script", "-F", "ip,sym"] + moved, {},
+            "sym"))
+        self.check("content script srcline", lambda: self.step_content(
+            "content-script-srcline", ["script", "-F", "ip,sym,srcline"] +
+            moved, self.ONE_FETCH, "debuginfod"))
+        self.check("content annotate", lambda: self.step_content(
+            "content-annotate", ["annotate", "--stdio"] + moved + [sym],
+            self.ONE_FETCH, "debuginfod"))
+        self.check("content annotate as --vmlinux",
+                   lambda: self.step_annotate_as_vmlinux(moved, sym))
+        self.check("content symprov.content=full", lambda: self.step_content(
+            "content-full", SORT_ARGS + moved, self.ONE_FETCH, "debuginfod",
+            config="[symprov]\n\tcontent = full\n"))
+
+        def bad_value():
+            res = self.step_content(
+                "content-bad", SORT_ARGS + moved, self.ONE_FETCH,
+                "debuginfod", config="[symprov]\n\tcontent = most\n")
+            bad = [x for x in res.stderr.splitlines()
+                   if "symprov.content=most" in x]
+            if len(bad) != 1:
+                raise E2EError("want one line about symprov.content=most, "
+                               "got %s" % bad)
+            log("content-bad: " + bad[0])
+        self.check("content symprov.content=most", bad_value)
+
+    def top_kernel_symbol(self):
+        """The first kernel symbol of REF."""
+        for line in (self.ref_sort or "").splitlines():
+            m = re.search(r"\[kernel\.kallsyms\]\s+\[k\] (\S+)", line)
+            if m and not m.group(1).startswith("0x"):
+                return m.group(1)
+        raise E2EError("no kernel symbol in the reference report")
+
+    # the TUI ---------------------------------------------------------------
+    @staticmethod
+    def without_debug_files(argv, setup=""):
+        """argv in a mount namespace of its own where /usr/lib/debug is
+        empty (after the shell commands setup): perf 6.12 reads past a
+        NOBITS .rela.plt of a separate debug file (e.g. libc6-dbg's) in
+        dso__synthesize_plt_symbols() and crashes at random, in the TUI
+        more often; nothing of ours, and not what these checks are about."""
+        cmd = ("%sif [ -d /usr/lib/debug ]; then mount -t tmpfs none "
+               "/usr/lib/debug || exit 1; fi; exec \"$@\"" % setup)
+        return ["unshare", "-m", "--propagation", "private", "sh", "-c",
+                cmd, "sh"] + list(argv)
+
+    @staticmethod
+    def quit_tui(term):
+        """'q' ends the program: exit 0, the terminal as it was."""
+        term.keys("q")
+        rc = term.wait_exit(20)
+        if rc != 0 or not term.restored():
+            raise E2EError("exit %d, terminal restored: %s" % (
+                rc, term.restored()))
+
+    @staticmethod
+    def expect_tui_lines(term, line):
+        """The help line showed line, never perf's "No kallsyms"."""
+        if term.ever(NO_KALLSYMS_MSG):
+            raise E2EError("the screen said %r" % NO_KALLSYMS_MSG)
+        if not term.ever(line):
+            raise E2EError("%r never on the screen" % line)
+        log("seen on the help line: " + next(
+            x for s in term.seen for x in s.splitlines()
+            if x.startswith(line)))
+
+    def progress_re(self, build_id):
+        return re.compile(r"symprov: debuginfod: symbols of vmlinux %s: "
+                          r"([0-9.]+)/([0-9.]+) MiB" % build_id[:12])
+
+    def slow_server(self, body, rate=256 << 10):
+        return FaultServer("slow", body=body, rate=rate, chunk=32 << 10,
+                           hang_s=240, lifetime=300, size_header=True)
+
+    def step_tui_skip(self):
+        """perf report's TUI (no --stdio) while the provider downloads from
+        a slow server: perf's progress box with the provider, what and the
+        bytes, growing; the keys on the help line; 's' skips: the browser
+        comes with the kernel unresolved, and the terminal is as before."""
+        with open(self.standin, "rb") as f:
+            body = f.read()
+        total = "%.1f" % (len(body) / (1 << 20))
+        prog = self.progress_re(self.new_id)
+        env = clean_env(self.fresh_home("tui-skip"),
+                        self.provider_env(self.fresh_cache("tui-skip")))
+        with self.slow_server(body) as slow, \
+                Terminal(self.work, "tui-skip") as term:
+            env["DEBUGINFOD_URLS"] = slow.url
+            term.start(self.without_debug_files(
+                [self.perf, "report", "-i", self.p("moved.data")]), env)
+            first = prog.search(term.wait_for(
+                prog.search, 60, "the progress box"))
+            if first.group(2) != total:
+                raise E2EError("progress total %s MiB, the file is %s MiB"
+                               % (first.group(2), total))
+            more = term.wait_for(
+                lambda s: prog.search(s) and float(prog.search(s).group(1))
+                > float(first.group(1)), 20, "the bytes growing")
+            if "press 's' to skip this file" not in more:
+                raise E2EError("no keys on the help line:\n" + more)
+            term.keys("s")
+            term.wait_for(lambda s: "Samples:" in s and "[k] 0x" in s, 60,
+                          "the browser, kernel unresolved")
+            self.quit_tui(term)
+            self.expect_tui_lines(term, "symprov: skipped the vmlinux "
+                                  "with build ID " + self.new_id)
+            if slow.sent >= len(body):
+                raise E2EError("the whole file was sent: not skipped")
+        log("tui-skip: skipped after %d of %d bytes" % (slow.sent, len(body)))
+
+    def step_tui_found(self):
+        """The TUI with the real server: the kernel's symbols on screen."""
+        sym = self.top_kernel_symbol()
+        env = clean_env(self.fresh_home("tui-found"),
+                        self.provider_env(self.fresh_cache("tui-found")))
+        before = self.traffic()
+        with Terminal(self.work, "tui-found") as term:
+            term.start(self.without_debug_files(
+                [self.perf, "report", "-i", self.p("moved.data")]), env)
+            term.wait_for(lambda s: "Samples:" in s and "[k] " + sym in s,
+                          60, "the browser with " + sym)
+            self.quit_tui(term)
+            self.expect_tui_lines(term, "symprov: debuginfod supplied the ")
+        got = self.new_traffic(before)
+        if not any(k.startswith("response 200") for k in got) or \
+                any(k.startswith("response") and k.split()[1] != "200"
+                    for k in got):
+            raise E2EError("tui-found: server traffic %s" % fmt_traffic(got))
+
+    def step_tui_annotate(self):
+        """The symbols only at start ("sym"), the whole file from debuginfod
+        when the TUI's annotate action is taken on a kernel symbol."""
+        sym = self.top_kernel_symbol()
+        env = clean_env(self.fresh_home("tui-annotate"),
+                        self.content_env("tui-annotate"))
+        before = self.traffic()
+        with Terminal(self.work, "tui-annotate") as term:
+            term.start(self.without_debug_files(
+                [self.perf, "report", "-i", self.p("moved.data")]), env)
+            term.wait_for(lambda s: "[k] " + sym in s, 60,
+                          "the browser with " + sym)
+            self.expect_traffic(before, {}, "before annotating")
+            term.keys("/")
+            term.wait_for(lambda s: "Symbol to show" in s, 10,
+                          "the filter prompt")
+            term.literal(sym)
+            term.keys("Enter")
+            term.wait_for(lambda s: "Symbol to show" not in s and
+                          "[k] " + sym in s.split("\n")[2], 20,
+                          sym + " filtered")
+            term.keys("a")
+            term.wait_for(lambda s: s.split("\n")[1].startswith(sym) and
+                          "Percent" in s, 60, "the annotation of " + sym)
+            self.expect_traffic(before, self.ONE_FETCH, "annotate")
+            term.keys("q")
+            term.wait_for(lambda s: "[k] " + sym in s, 10, "back")
+            self.quit_tui(term)
+
+    def step_top(self):
+        """perf top (TUI) while the provider downloads: the running kernel's
+        /proc/kallsyms shows zero addresses (bind-mounted, in a mount
+        namespace of its own), so it asks for its vmlinux, from a slow
+        server.  The progress shows on the help line, the display answers
+        keys meanwhile ('h' opens its help), 'q' ends perf top before the
+        download does, and the terminal is as before."""
+        running = running_kernel_build_id()
+        zeroed = self.p("zeroed.kallsyms")
+        with open("/proc/kallsyms") as src, open(zeroed, "w") as dst:
+            for line in src:
+                dst.write("0" * 16 + line[16:])
+        with open(self.standin, "rb") as f:
+            body = f.read()
+        prog = self.progress_re(running)
+        env = clean_env(self.fresh_home("top"),
+                        self.provider_env(self.fresh_cache("top")))
+        with self.slow_server(body, rate=128 << 10) as slow, \
+                Terminal(self.work, "top") as term:
+            env["DEBUGINFOD_URLS"] = slow.url
+            term.start(self.without_debug_files(
+                [self.perf, "top", "-e", "cpu-clock", "-d", "1"],
+                setup="mount --bind %s /proc/kallsyms && " %
+                shlex.quote(zeroed)), env)
+            first = prog.search(term.wait_for(
+                lambda s: "Samples:" in s and prog.search(s), 60,
+                "perf top with the progress"))
+            term.keys("h")
+            term.wait_for(lambda s: "Annotate current symbol" in s, 20,
+                          "perf top's help, during the fetch")
+            term.keys("Escape")
+            term.wait_for(
+                lambda s: prog.search(s) and float(prog.search(s).group(1))
+                > float(first.group(1)), 20, "the bytes growing")
+            self.quit_tui(term)
+            if slow.sent >= len(body):
+                raise E2EError("perf top ended after the download")
+        log("top: ended after %d of %d bytes" % (slow.sent, len(body)))
 
     def step_exec_path(self):
         """A bare name from <exec-path>/symprov/, without LD_LIBRARY_PATH
@@ -678,24 +1188,26 @@ class Runner:
                 drop_env=[v for v in drop if v not in env])
             self.expect_identical(name, text)
             self.expect_no_symprov_stderr(err, name)
-            self.expect_traffic(before, self.ONE_FETCH, how)
+            self.expect_traffic(before, self.SYMBOLS_FETCH, how)
 
     def provider_checks(self):
         self.check("no-providers", self.step_no_providers)
         cache = self.fresh_cache("after")
         self.check("after", lambda: self.step_after(
-            "after", self.fresh_home("after"), cache, self.ONE_FETCH))
+            "after", self.fresh_home("after"), cache, self.SYMBOLS_FETCH))
         self.check("after-cached", lambda: self.step_after(
             "after-cached", self.fresh_home("after-cached"), cache, {}))
         self.check("after-zeroed", lambda: self.step_after(
             "after-zeroed", self.zeroed_home("after-zeroed"),
-            self.fresh_cache("after-zeroed"), self.ONE_FETCH))
+            self.fresh_cache("after-zeroed"), self.SYMBOLS_FETCH))
         opt_outs = [
             ("--kallsyms", dict(extra_args=[
-                "--kallsyms=" + self.p("standin.kallsyms")], resolved=True)),
+                "--kallsyms=" + self.p("standin.kallsyms")], resolved=True,
+                asked=False)),
             ("--vmlinux", dict(extra_args=["--vmlinux=" + self.standin],
-                               resolved=True)),
-            ("--ignore-vmlinux", dict(extra_args=["--ignore-vmlinux"])),
+                               resolved=True, asked=False)),
+            ("--ignore-vmlinux", dict(extra_args=["--ignore-vmlinux"],
+                                      asked=False)),
             ("--no-debuginfod", dict(extra_args=["--no-debuginfod"])),
             ("core.debuginfod=false", dict(
                 perf_config_cmd="core.debuginfod=false")),
@@ -712,6 +1224,15 @@ class Runner:
         self.check("other-tool", self.step_other_tool)
         self.check("keys", self.step_keys)
         self.check("exec-path", self.step_exec_path)
+        self.check("verbose", self.step_verbose)
+        self.check("unavailable", self.step_unavailable)
+        self.check("damaged", self.step_damaged)
+        self.check("terminal", self.step_terminal)
+        self.content_checks()
+        self.check("tui-skip", self.step_tui_skip)
+        self.check("tui-found", self.step_tui_found)
+        self.check("tui-annotate", self.step_tui_annotate)
+        self.check("top", self.step_top)
 
     def run(self):
         log("workdir: " + self.work)
@@ -774,18 +1295,7 @@ def main(argv=None):
                     help="compare user-space entries too (can flake when "
                     "binaries in the profile change between reports, e.g. "
                     "a parallel build relinks them)")
-    args = ap.parse_args(argv)
-    try:
-        r = Runner(args)
-    except E2EError as e:
-        loud("symprov e2e checks NOT RUN (this is a failure): %s" % e)
-        print("0 passed, 1 failed")
-        return 2
-    try:
-        return r.run()
-    finally:
-        if not args.workdir:
-            shutil.rmtree(r.work, ignore_errors=True)
+    return run_checks(Runner, ap.parse_args(argv), "symprov e2e")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * concurrent_find PROVIDERS NR_THREADS BUILD_ID: ask one loader for the
- * same build ID from NR_THREADS threads at once, as perf's threads may.
- * Prints one "status path" line per thread; exits 0 when all found the
- * same path.
+ * concurrent_find PROVIDERS NR_THREADS BUILD_ID [symbols]: ask one loader
+ * for the same build ID (its symbols only, with "symbols") from NR_THREADS
+ * threads at once, as perf's threads may.  Prints one "status path" line
+ * per thread; exits 0 when all found the same path.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -29,7 +29,10 @@ static void *ask(void *arg)
 	struct asker *a = arg;
 
 	pthread_barrier_wait(a->start);
-	a->status = symprov_loader_find(a->loader, a->req, &a->path);
+	struct symprov_answer ans;
+
+	a->status = symprov_loader_find(a->loader, a->req, &ans);
+	a->path = ans.path;
 	return NULL;
 }
 
@@ -55,11 +58,13 @@ int main(int argc, char **argv)
 	const char *why;
 	int i, n, len, ret = 0;
 
-	if (argc != 4) {
+	if (argc != 4 && (argc != 5 || strcmp(argv[4], "symbols") != 0)) {
 		fprintf(stderr,
-			"usage: concurrent_find PROVIDERS NR_THREADS BUILD_ID\n");
+			"usage: concurrent_find PROVIDERS NR_THREADS BUILD_ID [symbols]\n");
 		return 1;
 	}
+	if (argc == 5)
+		req.content = SYMPROV_CONTENT_SYMBOLS;
 	n = atoi(argv[2]);
 	len = symprov_build_id_parse(argv[3], build_id, &why);
 	if (n < 1 || n > MAX_THREADS || len < 0) {

@@ -6,7 +6,6 @@ The server is started on 127.0.0.1 on a free port and serves ELF files
 this test links with chosen build IDs.  What the provider did on the wire
 is read from the server's own request counters (/metrics).
 """
-import argparse
 import os
 import pty
 import shutil
@@ -21,8 +20,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 from debuginfod_server import free_port  # noqa: E402
 from elf_fixtures import make_elf, read_build_id  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
-from server_testcase import (ServerTestCase, run_suite,  # noqa: E402
-                             summarize)
+from server_testcase import ServerTestCase, run_main  # noqa: E402
 
 BUILD = 'build'
 TIMEOUT = 120
@@ -270,10 +268,10 @@ class ProviderTest(ServerTestCase):
         self.assertEqual(res.returncode, 0, res.stderr)
         lines = res.stdout.splitlines()
         self.assertEqual(len(lines), 3, res.stdout)
-        self.assertRegex(lines[0], r'^debuginfod\t\S+\tABI 1\.0\t\S+'
+        self.assertRegex(lines[0], r'^debuginfod\t\S+\tABI 1\.1\t\S+'
                          r'libdebuginfodprov\.so\t')
         self.assertRegex(lines[1], r'^libnothere\.so\tnot loaded: .*No such')
-        self.assertRegex(lines[2], r'^example\t1\.0\tABI 1\.0\t')
+        self.assertRegex(lines[2], r'^example\t1\.0\tABI 1\.1\t')
 
     def test_example_provider(self):
         d = os.path.join(self.home, 'vmlinuxes', BID_OTHER)
@@ -298,16 +296,7 @@ class ProviderTest(ServerTestCase):
 
 
 def main():
-    global BUILD
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--build', default='build')
-    ap.add_argument('tests', nargs='*')
-    args = ap.parse_args()
-    BUILD = os.path.abspath(args.build)
-    result = run_suite('integration', sys.modules[__name__], args.tests)
-    if result is None:
-        return 1
-    return summarize('integration', result)
+    return run_main('integration', sys.modules[__name__])
 
 
 if __name__ == '__main__':

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """A real elfutils debuginfod serving a directory, for the e2e tests.
 
 As a module:

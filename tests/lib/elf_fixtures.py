@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Small ELF files with a chosen build ID, made with gcc and ld."""
 import os
+import struct
 import subprocess
 
 SOURCE = 'int symprov_fixture(void) { return %d; }\n'
@@ -33,3 +34,98 @@ def read_build_id(path):
         if 'Build ID:' in line:
             return line.split('Build ID:')[1].strip()
     return None
+
+
+KERNEL_SOURCE = r'''
+int kf_data_a = %(seed)d;
+int kf_data_b[8] = { 2 };
+const int kf_ro_a = 3;
+const char kf_ro_str[12] = "symprov";
+int kf_bss_a;
+long kf_bss_b[4];
+__attribute__((section(".init.data"))) int kf_init_data = 4;
+__attribute__((section(".init.text"))) int kf_init_fn(void)
+{
+	return kf_init_data;
+}
+int kf_text_fn(int x) { return x + kf_data_a + kf_ro_a + kf_bss_a; }
+int kf_text_fn2(int x)
+{
+	return kf_text_fn(x) * 2 + kf_ro_str[0] + (int)kf_bss_b[1] +
+	       kf_data_b[3];
+}
+'''
+
+# The layout of a vmlinux: the kernel's start symbols, the build ID in
+# .notes, sections whose names are the tails of others (.text of
+# .init.text).
+KERNEL_LDS = '''
+SECTIONS {
+	. = 0xffffffff81000000;
+	.text : { _stext = .; *(.text .text.*) _etext = .; }
+	.rodata : ALIGN(4096) { __start_rodata = .; *(.rodata .rodata.*) }
+	.notes : { *(.note.gnu.build-id) }
+	.data : ALIGN(4096) { _sdata = .; *(.data) _edata = .; }
+	.init.text : ALIGN(4096) { _sinittext = .; *(.init.text) _einittext = .; }
+	.init.data : { *(.init.data) }
+	.bss : ALIGN(4096) { __bss_start = .; *(.bss) *(COMMON) __bss_stop = .; }
+	/DISCARD/ : { *(.eh_frame) *(.note.GNU-stack) *(.note.gnu.property) }
+}
+'''
+
+
+def make_kernel_elf(path, build_id, seed=1):
+    """A small vmlinux look-alike with DWARF: linked like an x86 kernel,
+    with --emit-relocs (so its .symtab has a symbol per section) and a
+    linker script that puts symbols in .text, .rodata, .data, .init.text,
+    .init.data and .bss."""
+    src, obj, lds = path + '.c', path + '.o', path + '.lds'
+    with open(src, 'w') as f:
+        f.write(KERNEL_SOURCE % {'seed': seed})
+    with open(lds, 'w') as f:
+        f.write(KERNEL_LDS)
+    subprocess.run(['gcc', '-g', '-O1', '-c', '-fno-pic', '-mcmodel=kernel',
+                    '-fno-asynchronous-unwind-tables', '-fcf-protection=none',
+                    src, '-o', obj], check=True, timeout=60)
+    subprocess.run(['ld', '--emit-relocs', '--no-warn-rwx-segments',
+                    '--build-id=0x' + build_id, '-T', lds, '-e',
+                    'kf_text_fn', '-o', path, obj], check=True, timeout=60)
+    for f in (src, obj, lds):
+        os.unlink(f)
+    return path
+
+
+def read_sections(path):
+    """{name: (index, type, flags, address, size)} from readelf -S."""
+    out = subprocess.run(['readelf', '-SW', path], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    secs = {}
+    for line in out.splitlines():
+        line = line.replace('[ ', '[')
+        parts = line.split()
+        if len(parts) < 7 or not parts[0].startswith('[') or \
+                parts[0] == '[Nr]' or parts[1] == 'NULL':
+            continue
+        idx = int(parts[0].strip('[]'))
+        flags = parts[7] if len(parts) > 10 else ''
+        secs[parts[1]] = (idx, parts[2], flags, int(parts[3], 16),
+                          int(parts[5], 16))
+    return secs
+
+
+def section_bytes(path, name):
+    """The bytes of section NAME of the 64-bit little-endian ELF PATH."""
+    with open(path, 'rb') as f:
+        elf = f.read()
+    shoff, = struct.unpack_from('<Q', elf, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from('<HHH', elf, 0x3a)
+
+    def shdr(i):
+        return struct.unpack_from('<IIQQQQIIQQ', elf, shoff + i * shentsize)
+    strs = shdr(shstrndx)
+    for i in range(shnum):
+        h = shdr(i)
+        end = elf.index(b'\0', strs[4] + h[0])
+        if elf[strs[4] + h[0]:end].decode() == name:
+            return elf[h[4]:h[4] + h[5]]
+    raise KeyError(name)

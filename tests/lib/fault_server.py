@@ -20,16 +20,23 @@ Modes (the `mode` argument):
   stream           200 without Content-Length, then zeros, forever: `chunk`
                    bytes at a time, at most `rate` bytes a second (0: as
                    fast as the client takes them)
+  slow             200 with `body`, `chunk` bytes at a time, at most `rate`
+                   bytes a second: a slow link
   reset            reads the request, closes without a byte
   redirect-loop    302 to the same path, forever, each after `delay_s`
+  huge             200 with Content-Length and X-DEBUGINFOD-SIZE
+                   `huge_length` (2 GiB), `stall_at` bytes of body, then
+                   nothing
 
 `by_type` ({'debuginfo': 'status', 'executable': 'file'}) picks the mode
 per last path component of the request (the debuginfod artifact type);
-types it does not name get `mode`.  With `then`, the requests after the
+types it does not name get `mode`; for a section query
+(/buildid/ID/section/NAME) that is NAME.  `bodies` ({'.symtab': b'...'})
+likewise picks the body, `body` for the rest.  With `then`, the requests after the
 first `after` ones get mode `then` instead: a server that recovers.  With
 `size_header`, a 200 carries X-DEBUGINFOD-SIZE: len(body), as debuginfod
 sends.  `hits` lists the paths asked, in order; `sent` counts the bytes of
-'stream' bodies.  Whatever the mode, a handler stops once the server is
+'stream' and 'slow' bodies.  Whatever the mode, a handler stops once the server is
 stopped.
 """
 import http.server
@@ -48,21 +55,22 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         with srv.lock:
             srv.hits.append(self.path)
             recovered = srv.then and len(srv.hits) > srv.after
-        mode = srv.by_type.get(self.path.rstrip('/').rsplit('/', 1)[-1],
-                               srv.mode)
+        name = self.path.rstrip('/').rsplit('/', 1)[-1]
+        mode = srv.by_type.get(name, srv.mode)
+        self.body = srv.bodies.get(name, srv.body)
         if recovered:
             mode = srv.then
         if mode == 'file':
-            self._send(200, srv.body)
+            self._send(200, self.body)
         elif mode == 'not-elf':
             self._send(200, b'<html>surprise</html>\n' * 64)
         elif mode == 'status':
             self._send(srv.status, b'error\n')
         elif mode == 'truncated':
             self.send_response(200)
-            self.send_header('Content-Length', str(len(srv.body) * 2))
+            self.send_header('Content-Length', str(len(self.body) * 2))
             self.end_headers()
-            self.wfile.write(srv.body)
+            self.wfile.write(self.body)
             self.wfile.flush()
             self.close_connection = True
         elif mode == 'truncated-nolen':
@@ -71,33 +79,44 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.send_response(200)
             self.send_header('Connection', 'close')
             self.end_headers()
-            self.wfile.write(srv.body[:len(srv.body) // 2])
+            self.wfile.write(self.body[:len(self.body) // 2])
             self.wfile.flush()
             self.close_connection = True
         elif mode == 'hang':
             srv.stopping.wait(srv.hang_s)
             self.close_connection = True
-        elif mode == 'stall':
+        elif mode in ('stall', 'huge'):
             self.send_response(200)
-            self.send_header('Content-Length', str(len(srv.body)))
-            self._size_header()
+            if mode == 'huge':
+                self.send_header('Content-Length', str(srv.huge_length))
+                self.send_header('X-DEBUGINFOD-SIZE', str(srv.huge_length))
+            else:
+                self.send_header('Content-Length', str(len(self.body)))
+                self._size_header()
             self.end_headers()
-            self.wfile.write(srv.body[:srv.stall_at])
+            self.wfile.write(self.body[:srv.stall_at])
             self.wfile.flush()
             srv.stopping.wait(srv.hang_s)
             self.close_connection = True
         elif mode == 'trickle':
             self.send_response(200)
-            self.send_header('Content-Length', str(len(srv.body)))
+            self.send_header('Content-Length', str(len(self.body)))
             self._size_header()
             self.end_headers()
-            self._dribble(srv.body, srv.trickle_s)
+            self._dribble(self.body, srv.trickle_s)
             self.close_connection = True
         elif mode == 'stream':
             self.send_response(200)
             self.send_header('Connection', 'close')
             self.end_headers()
             self._flood()
+            self.close_connection = True
+        elif mode == 'slow':
+            self.send_response(200)
+            self.send_header('Content-Length', str(len(srv.body)))
+            self._size_header()
+            self.end_headers()
+            self._flood(srv.body)
             self.close_connection = True
         elif mode == 'reset':
             self.close_connection = True
@@ -122,7 +141,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def _size_header(self):
         # what a real debuginfod sends with a file
         if self.server.size_header:
-            self.send_header('X-DEBUGINFOD-SIZE', str(len(self.server.body)))
+            self.send_header('X-DEBUGINFOD-SIZE', str(len(self.body)))
 
     def _dribble(self, body, interval):
         srv = self.server
@@ -137,13 +156,18 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 return  # the client gave up: that is the point
             srv.stopping.wait(interval)
 
-    def _flood(self):
+    def _flood(self, body=None):
+        """Zeros forever, or body; at most srv.rate bytes a second."""
         srv = self.server
         chunk = b'\0' * srv.chunk
         start = time.monotonic()
         deadline = start + srv.hang_s
         sent = 0
         while not srv.stopping.is_set() and time.monotonic() < deadline:
+            if body is not None:
+                chunk = body[sent:sent + srv.chunk]
+                if not chunk:
+                    return
             if srv.rate:
                 ahead = sent / srv.rate - (time.monotonic() - start)
                 if ahead > 0 and srv.stopping.wait(ahead):
@@ -163,7 +187,7 @@ class FaultServer(http.server.ThreadingHTTPServer):
     def __init__(self, mode, body=b'', status=500, hang_s=30, lifetime=120,
                  trickle_s=0.5, chunk=64 * 1024, rate=0, delay_s=0,
                  by_type=None, then=None, after=1, stall_at=64,
-                 size_header=False):
+                 size_header=False, bodies=None, huge_length=2 << 30):
         super().__init__(('127.0.0.1', 0), _Handler)
         self.mode = mode
         self.body = body
@@ -175,12 +199,15 @@ class FaultServer(http.server.ThreadingHTTPServer):
         self.delay_s = delay_s
         self.rate = rate
         self.by_type = dict(by_type or {})
+        self.bodies = dict(bodies or {})
+        self.huge_length = huge_length
         self.then = then
         self.stall_at = stall_at
         self.size_header = size_header
         self.after = after
         self.hits = []
-        self.sent = 0  # bytes of body sent in 'stream' mode
+        self.connections = 0  # accepted, whether a request came or not
+        self.sent = 0  # bytes of body sent in 'stream' and 'slow' modes
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.thread = None
@@ -192,6 +219,19 @@ class FaultServer(http.server.ThreadingHTTPServer):
 
     def handle_error(self, request, client_address):
         pass  # clients hanging up on a misbehaving server is the point
+
+    def process_request(self, request, client_address):
+        with self.lock:
+            self.connections += 1
+        super().process_request(request, client_address)
+
+    def wait_connected(self, bound=5):
+        """Whether a client connected within BOUND seconds: a client
+        that hangs up at once may be accepted after it is gone."""
+        deadline = time.monotonic() + bound
+        while not self.connections and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return self.connections > 0
 
     def __enter__(self):
         self.thread = threading.Thread(target=self.serve_forever,

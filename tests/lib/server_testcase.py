@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """unittest base for tests against a real debuginfod, and their summary."""
+import argparse
 import os
 import shutil
 import sys
@@ -55,6 +56,18 @@ class ServerTestCase(unittest.TestCase):
         return env
 
 
+def copy_for_nobody(build, dest, files):
+    """FILES ('bin/symprov', 'lib/libx.so'...) of BUILD copied under DEST,
+    where user nobody can run them (BUILD may be in a private home)."""
+    if not os.path.isdir(dest):
+        for f in files:
+            os.makedirs(os.path.dirname(os.path.join(dest, f)), exist_ok=True)
+            shutil.copy2(os.path.join(build, f), os.path.join(dest, f))
+        for root, _dirs, _files in os.walk(dest):
+            os.chmod(root, 0o755)
+    return dest
+
+
 def run_suite(name, module, names=()):
     """Run the tests NAMES of MODULE (all by default); None, said loudly,
     when they cannot run."""
@@ -81,3 +94,27 @@ def summarize(name, result):
                                                     skipped))
     sys.stdout.flush()
     return 1 if failed or skipped else 0
+
+
+def run_main(name, module, debuginfod=True, options=()):
+    """The command line of a test module: [--build DIR] [OPTION...]
+    [TEST...].  Sets module.BUILD (absolute) and module.ARGS, runs the
+    tests (all by default) and returns the exit code of summarize()."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--build', default='build')
+    for opt, kw in options:
+        ap.add_argument(opt, **kw)
+    ap.add_argument('tests', nargs='*')
+    args = ap.parse_args()
+    module.BUILD = os.path.abspath(args.build)
+    module.ARGS = args
+    if debuginfod:
+        result = run_suite(name, module, args.tests)
+        if result is None:
+            return 1
+    else:
+        loader = unittest.TestLoader()
+        suite = (loader.loadTestsFromNames(args.tests, module) if args.tests
+                 else loader.loadTestsFromModule(module))
+        result = unittest.TextTestRunner(verbosity=2).run(suite)
+    return summarize(name, result)

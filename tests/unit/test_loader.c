@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The loader against real shared objects: the test providers built in
- * good and broken variants (tests/providers/test_provider.c).
+ * good and broken variants (tests/providers/test_provider.c).  The file
+ * they find is this test's own executable, linked with the build ID asked
+ * for (TEST_BUILD_ID): the loader checks it.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,9 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "symprov_buildid.h"
 #include "symprov_loader.h"
 
 #define MAX_LINES 64
@@ -141,7 +147,46 @@ static char *list_of(const char *a, const char *b)
 	return buf;
 }
 
-static const unsigned char bid[20] = { 0xab, 0xcd, 0xef };
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* TEST_BUILD_ID, this executable's: a file found for it passes the check */
+static unsigned char bid[20];
+#define SELF "/proc/self/exe"
+
+/* symprov_loader_find(), for the tests that look at the path only */
+static int loader_find(struct symprov_loader *l,
+		       const struct symprov_request *req, char **path)
+{
+	struct symprov_answer ans;
+
+	symprov_loader_find(l, req, &ans);
+	*path = ans.path;
+	return ans.status;
+}
+
+/*
+ * @file: a copy of this executable, cut to half its size if @halve.  The
+ * size is what was copied: under valgrind, stat() of SELF is valgrind's.
+ */
+static void copy_self(const char *file, bool halve)
+{
+	int in = open(SELF, O_RDONLY | O_CLOEXEC);
+	int out = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	char buf[65536];
+	off_t size = 0;
+	ssize_t n;
+
+	assert_true(in >= 0 && out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		assert_int_equal(write(out, buf, (size_t)n), n);
+		size += n;
+	}
+	if (halve)
+		assert_int_equal(ftruncate(out, size / 2), 0);
+	close(in);
+	close(out);
+}
 
 /* Ask for the build ID that starts with byte @first. */
 static int find_id(struct symprov_loader *l, unsigned char first, char **path)
@@ -157,7 +202,7 @@ static int find_id(struct symprov_loader *l, unsigned char first, char **path)
 
 	memcpy(id, bid, sizeof(id));
 	id[0] = first;
-	return symprov_loader_find(l, &req, path);
+	return loader_find(l, &req, path);
 }
 
 static int find(struct symprov_loader *l, char **path)
@@ -243,7 +288,7 @@ static void check_bad_entry(const char *spec, const char *reason)
 	snprintf(entry, sizeof(entry), "%s", spec); /* tp() reuses its buffer */
 	snprintf(list, sizeof(list), "%s:%s", entry, tp("a"));
 	set_config("test.a.status", "0");
-	set_config("test.a.path", "/dev/null");
+	set_config("test.a.path", SELF);
 	l = symprov_loader_new(list, tp_dir, &host);
 	assert_non_null(l);
 	assert_int_equal(symprov_loader_nr_entries(l), 2);
@@ -264,7 +309,7 @@ static void check_bad_entry(const char *spec, const char *reason)
 	assert_int_equal(count_lines(SYMPROV_LOG_WARN, entry), 1);
 	/* the good provider still answers */
 	assert_int_equal(find(l, &path), SYMPROV_FOUND);
-	assert_string_equal(path, "/dev/null");
+	assert_string_equal(path, SELF);
 	free(path);
 	symprov_loader_delete(l);
 	teardown(NULL);
@@ -309,7 +354,10 @@ static void test_bad_entries(void **state)
 			"ELF file for another machine (e_machine 183");
 	check_bad_entry(tp_dir, "Is a directory");
 	check_bad_entry(tp("noentry"), "no symprov_provider_entry symbol");
-	check_bad_entry(tp("abi2"), "ABI version 2.0, this test supports 1.x");
+	check_bad_entry(tp("abi2"),
+			"ABI version 2." STR(
+				SYMPROV_ABI_MINOR) ", this test supports 1.x");
+	check_bad_entry(tp("reserved"), "reserved0 is not zero");
 	check_bad_entry(tp("initfail"), "init failed: Operation not permitted");
 	check_bad_entry(tp("size0"), "size 0 is too small");
 	check_bad_entry(tp("sizesmall"), "size 24 is not valid");
@@ -407,12 +455,12 @@ static void test_order_first_found_wins(void **state)
 
 	(void)state;
 	set_config("test.a.status", "0");
-	set_config("test.a.path", "/dev/null");
+	set_config("test.a.path", SELF);
 	set_config("test.b.status", "0");
 	set_config("test.b.path", "/");
 	l = symprov_loader_new(list_of("a", "b"), NULL, &host);
 	assert_int_equal(find(l, &path), SYMPROV_FOUND);
-	assert_string_equal(path, "/dev/null");
+	assert_string_equal(path, SELF);
 	free(path);
 	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "b: find"), 0);
 	symprov_loader_delete(l);
@@ -432,10 +480,10 @@ static void test_pass_through_statuses(void **state)
 		memset(&th, 0, sizeof(th));
 		set_config("test.a.status", st[i]);
 		set_config("test.b.status", "0");
-		set_config("test.b.path", "/dev/null");
+		set_config("test.b.path", SELF);
 		l = symprov_loader_new(list_of("a", "b"), NULL, &host);
 		assert_int_equal(find(l, &path), SYMPROV_FOUND);
-		assert_string_equal(path, "/dev/null");
+		assert_string_equal(path, SELF);
 		free(path);
 		symprov_loader_delete(l);
 		teardown(NULL);
@@ -511,7 +559,7 @@ static void test_progress_skip_and_stop(void **state)
 	(void)state;
 	set_config("test.a.progress", "1");
 	set_config("test.b.status", "0");
-	set_config("test.b.path", "/dev/null");
+	set_config("test.b.path", SELF);
 	l = symprov_loader_new(list_of("a", "b"), NULL, &host);
 
 	th.progress_action = SYMPROV_PROGRESS_SKIP;
@@ -519,7 +567,7 @@ static void test_progress_skip_and_stop(void **state)
 	assert_false(symprov_loader_stopped(l));
 	/* skip was for that request only */
 	th.progress_action = SYMPROV_PROGRESS_CONTINUE;
-	assert_int_equal(find_id(l, 2, &path), SYMPROV_FOUND);
+	assert_int_equal(find(l, &path), SYMPROV_FOUND);
 	free(path);
 
 	th.progress_action = SYMPROV_PROGRESS_STOP;
@@ -574,6 +622,7 @@ static void test_session_memo(void **state)
 	fd = mkstemp(file);
 	assert_true(fd >= 0);
 	close(fd);
+	copy_self(file, false);
 	set_config("test.a.status", "0");
 	set_config("test.a.path", file);
 	l = symprov_loader_new(tp("a"), NULL, &host);
@@ -588,6 +637,214 @@ static void test_session_memo(void **state)
 	assert_int_equal(find(l, &path), SYMPROV_UNAVAILABLE);
 	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "a: find"), 2);
 	symprov_loader_delete(l);
+}
+
+static int find_content(struct symprov_loader *l, uint32_t content,
+			struct symprov_answer *ans)
+{
+	struct symprov_request req = {
+		.size = sizeof(req),
+		.kind = SYMPROV_KIND_KERNEL,
+		.build_id = bid,
+		.build_id_len = sizeof(bid),
+		.content = content,
+	};
+
+	return symprov_loader_find(l, &req, ans);
+}
+
+/*
+ * ABI 1.1 content: what was asked reaches the provider (a 1.0 provider is
+ * asked for the whole file); the answer says what the file holds and who
+ * found it; the whole file serves a later request for the symbols, not
+ * the other way round.
+ */
+static void test_content(void **state)
+{
+	struct symprov_answer ans;
+	struct symprov_loader *l;
+
+	(void)state;
+	set_config("test.a.status", "0");
+	set_config("test.a.path", SELF);
+	set_config("test.a.content", "1");
+	l = symprov_loader_new(tp("a"), NULL, &host);
+	assert_int_equal(find_content(l, SYMPROV_CONTENT_SYMBOLS, &ans),
+			 SYMPROV_FOUND);
+	assert_int_equal(ans.content, SYMPROV_CONTENT_SYMBOLS);
+	assert_string_equal(ans.source, "a");
+	free(ans.path);
+	assert_int_equal(
+		count_lines(SYMPROV_LOG_DEBUG, "a: find a kind 1 content 1"), 1);
+	/* symbols only do not serve the whole file: asked again, and the
+	 * provider answering symbols to that is refused */
+	assert_int_equal(find_content(l, SYMPROV_CONTENT_FULL, &ans),
+			 SYMPROV_UNAVAILABLE);
+	assert_null(ans.path);
+	assert_int_equal(
+		count_lines(SYMPROV_LOG_DEBUG, "a: find a kind 1 content 0"), 1);
+	assert_int_equal(
+		count_lines(SYMPROV_LOG_WARN, "not what was asked for"), 1);
+	symprov_loader_delete(l);
+	teardown(NULL);
+
+	/* a whole file found serves the symbols-only request: not asked */
+	set_config("test.a.status", "0");
+	set_config("test.a.path", SELF);
+	l = symprov_loader_new(tp("a"), NULL, &host);
+	assert_int_equal(find_content(l, SYMPROV_CONTENT_FULL, &ans),
+			 SYMPROV_FOUND);
+	free(ans.path);
+	assert_int_equal(find_content(l, SYMPROV_CONTENT_SYMBOLS, &ans),
+			 SYMPROV_FOUND);
+	assert_int_equal(ans.content, SYMPROV_CONTENT_FULL);
+	free(ans.path);
+	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "a: find"), 1);
+	symprov_loader_delete(l);
+	teardown(NULL);
+
+	/* ABI 1.0: asked for the whole file, whatever the host needs */
+	set_config("test.old.status", "0");
+	set_config("test.old.path", SELF);
+	l = symprov_loader_new(tp("abi10"), NULL, &host);
+	assert_int_equal(find_content(l, SYMPROV_CONTENT_SYMBOLS, &ans),
+			 SYMPROV_FOUND);
+	assert_int_equal(ans.content, SYMPROV_CONTENT_FULL);
+	assert_string_equal(ans.source, "old");
+	free(ans.path);
+	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG,
+				     "old: find old kind 1 content 0"),
+			 1);
+	symprov_loader_delete(l);
+}
+
+/* Ask providers a then b for the whole file: the answer's status, source
+ * and error. */
+static void expect_answer(int status, const char *source, int error)
+{
+	struct symprov_answer ans;
+	struct symprov_loader *l;
+
+	l = symprov_loader_new(list_of("a", "b"), NULL, &host);
+	assert_int_equal(find_content(l, SYMPROV_CONTENT_FULL, &ans), status);
+	assert_string_equal(ans.source, source);
+	assert_int_equal(ans.error, error);
+	free(ans.path);
+	/* remembered, with its source and detail: not asked again */
+	assert_int_equal(find_content(l, SYMPROV_CONTENT_FULL, &ans), status);
+	assert_string_equal(ans.source, source);
+	assert_int_equal(ans.error, error);
+	free(ans.path);
+	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "b: find"), 1);
+	symprov_loader_delete(l);
+	teardown(NULL);
+}
+
+/*
+ * A failed request says whose answer it is and why: the provider with the
+ * strongest status (unavailable over not found over disabled), the first
+ * one among equals, also when the session remembers it; a file found
+ * after a failure carries no error.
+ */
+static void test_failure_source(void **state)
+{
+	(void)state;
+	set_config("test.a.status", "1");
+	set_config("test.b.status", "2");
+	set_config("test.b.error", "110");
+	expect_answer(SYMPROV_UNAVAILABLE, "b", 110);
+
+	/* not found twice: the first one's */
+	set_config("test.a.status", "1");
+	set_config("test.b.status", "1");
+	set_config("test.b.error", "2");
+	expect_answer(SYMPROV_NOT_FOUND, "a", 0);
+
+	/* disabled, then found: the finder, no error */
+	set_config("test.a.status", "3");
+	set_config("test.a.error", "13");
+	set_config("test.b.status", "0");
+	set_config("test.b.path", SELF);
+	expect_answer(SYMPROV_FOUND, "b", 0);
+}
+
+/*
+ * Provider a returns @path for the whole file: it is checked, refused as
+ * @why, and is a's UNAVAILABLE (EBADMSG), with one warning naming a, the
+ * file, why and the build ID; the session remembers it: a is not asked,
+ * and nothing is said, again.
+ */
+static void check_rejected(const char *path, const char *why)
+{
+	char hex[SYMPROV_BUILD_ID_HEX_MAX], warning[PATH_MAX + 256];
+	struct symprov_answer ans;
+	struct symprov_loader *l;
+	int i;
+
+	memset(&th, 0, sizeof(th));
+	snprintf(warning, sizeof(warning),
+		 "a supplied %s, rejected (%s), build ID %s", path, why,
+		 symprov_build_id_hex(bid, sizeof(bid), hex));
+	set_config("test.a.status", "0");
+	set_config("test.a.path", path);
+	l = symprov_loader_new(tp("a"), NULL, &host);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(find_content(l, SYMPROV_CONTENT_FULL, &ans),
+				 SYMPROV_UNAVAILABLE);
+		assert_null(ans.path);
+		assert_string_equal(ans.source, "a");
+		assert_int_equal(ans.error, EBADMSG);
+	}
+	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "a: find"), 1);
+	if (count_level(SYMPROV_LOG_WARN) != 1 ||
+	    count_lines(SYMPROV_LOG_WARN, warning) != 1) {
+		for (i = 0; i < th.nr_lines; i++)
+			print_message("log: %s\n", th.lines[i]);
+		fail_msg("not one warning '%s'", warning);
+	}
+	symprov_loader_delete(l);
+	teardown(NULL);
+}
+
+/*
+ * A file is not taken on a provider's word: another build ID's, a damaged
+ * one, something not a regular file are refused; a refused file does not
+ * stop the next provider from supplying the right one.
+ */
+static void test_found_file_checked(void **state)
+{
+	char other[PATH_MAX], cut[] = "/tmp/test_loader.XXXXXX";
+	struct symprov_answer ans;
+	struct symprov_loader *l;
+	int fd;
+
+	(void)state;
+	snprintf(other, sizeof(other), "%s", tp("b"));
+	check_rejected(other, "build ID differs from the one asked for");
+	check_rejected("/dev/null", "not a regular file");
+	check_rejected("/", "not a regular file");
+	/* the build ID note is whole, the section headers gone */
+	fd = mkstemp(cut);
+	assert_true(fd >= 0);
+	close(fd);
+	copy_self(cut, true);
+	check_rejected(cut,
+		       "file is truncated: section header table past its end");
+
+	set_config("test.a.status", "0");
+	set_config("test.a.path", cut);
+	set_config("test.b.status", "0");
+	set_config("test.b.path", SELF);
+	l = symprov_loader_new(list_of("a", "b"), NULL, &host);
+	assert_int_equal(find_content(l, SYMPROV_CONTENT_FULL, &ans),
+			 SYMPROV_FOUND);
+	assert_string_equal(ans.path, SELF);
+	assert_string_equal(ans.source, "b");
+	assert_int_equal(ans.error, 0);
+	free(ans.path);
+	assert_int_equal(count_lines(SYMPROV_LOG_WARN, "a supplied "), 1);
+	symprov_loader_delete(l);
+	unlink(cut);
 }
 
 /* With elevated privileges the environment is the user's: libdebuginfod
@@ -629,12 +886,10 @@ static void test_invalid_request(void **state)
 	char *path;
 
 	(void)state;
-	assert_int_equal(symprov_loader_find(l, &req, &path),
-			 SYMPROV_UNAVAILABLE);
+	assert_int_equal(loader_find(l, &req, &path), SYMPROV_UNAVAILABLE);
 	req.build_id = bid;
 	req.build_id_len = 33;
-	assert_int_equal(symprov_loader_find(l, &req, &path),
-			 SYMPROV_UNAVAILABLE);
+	assert_int_equal(loader_find(l, &req, &path), SYMPROV_UNAVAILABLE);
 	assert_int_equal(count_lines(SYMPROV_LOG_DEBUG, "a: find"), 0);
 	symprov_loader_delete(l);
 }
@@ -668,6 +923,7 @@ static void test_at_secure(void **state)
 
 int main(void)
 {
+	const char *why;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_empty_list, setup,
 						teardown),
@@ -701,12 +957,19 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_debuginfod_secure, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_content, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failure_source, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_found_file_checked, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_invalid_request, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_at_secure, setup,
 						teardown),
 	};
 
+	if (symprov_build_id_parse(TEST_BUILD_ID, bid, &why) != sizeof(bid))
+		return 1;
 	tp_dir = getenv("SYMPROV_TEST_PROVIDERS");
 	if (!tp_dir) {
 		fprintf(stderr,

@@ -40,9 +40,29 @@ static struct symprov_memo_key key_of(unsigned char b)
 	return key;
 }
 
+static int begin_wait(const struct symprov_memo_key *key,
+		      int (*wait_cb)(void *arg), void *arg, int *status,
+		      char **path)
+{
+	struct symprov_answer ans;
+	int verdict = symprov_memo_begin(&memo, key, wait_cb, arg, &ans);
+
+	*status = ans.status;
+	*path = ans.path;
+	return verdict;
+}
+
 static int begin(const struct symprov_memo_key *key, int *status, char **path)
 {
-	return symprov_memo_begin(&memo, key, NULL, NULL, status, path);
+	return begin_wait(key, NULL, NULL, status, path);
+}
+
+static void end(const struct symprov_memo_key *key, int status,
+		const char *path)
+{
+	struct symprov_answer ans = { .status = status, .path = (char *)path };
+
+	symprov_memo_end(&memo, key, &ans);
 }
 
 static void test_answers_remembered(void **state)
@@ -53,9 +73,9 @@ static void test_answers_remembered(void **state)
 
 	(void)state;
 	assert_int_equal(begin(&miss, &status, &path), SYMPROV_MEMO_LEADER);
-	symprov_memo_end(&memo, &miss, SYMPROV_NOT_FOUND, NULL);
+	end(&miss, SYMPROV_NOT_FOUND, NULL);
 	assert_int_equal(begin(&down, &status, &path), SYMPROV_MEMO_LEADER);
-	symprov_memo_end(&memo, &down, SYMPROV_UNAVAILABLE, NULL);
+	end(&down, SYMPROV_UNAVAILABLE, NULL);
 
 	assert_int_equal(begin(&miss, &status, &path), SYMPROV_MEMO_ANSWER);
 	assert_int_equal(status, SYMPROV_NOT_FOUND);
@@ -75,11 +95,11 @@ static void test_keys_distinct(void **state)
 	b.kind = SYMPROV_KIND_DEBUGINFO;
 	c.len = 19;
 	assert_int_equal(begin(&a, &status, &path), SYMPROV_MEMO_LEADER);
-	symprov_memo_end(&memo, &a, SYMPROV_NOT_FOUND, NULL);
+	end(&a, SYMPROV_NOT_FOUND, NULL);
 	assert_int_equal(begin(&b, &status, &path), SYMPROV_MEMO_LEADER);
-	symprov_memo_end(&memo, &b, SYMPROV_NOT_FOUND, NULL);
+	end(&b, SYMPROV_NOT_FOUND, NULL);
 	assert_int_equal(begin(&c, &status, &path), SYMPROV_MEMO_LEADER);
-	symprov_memo_end(&memo, &c, SYMPROV_NOT_FOUND, NULL);
+	end(&c, SYMPROV_NOT_FOUND, NULL);
 }
 
 /* A cancel or an opt-out says nothing about the file: not remembered. */
@@ -91,11 +111,11 @@ static void test_cancel_not_remembered(void **state)
 
 	(void)state;
 	assert_int_equal(begin(&key, &status, &path), SYMPROV_MEMO_LEADER);
-	symprov_memo_end(&memo, &key, SYMPROV_CANCELLED, NULL);
+	end(&key, SYMPROV_CANCELLED, NULL);
 	assert_int_equal(begin(&key, &status, &path), SYMPROV_MEMO_LEADER);
-	symprov_memo_end(&memo, &key, SYMPROV_DISABLED, NULL);
+	end(&key, SYMPROV_DISABLED, NULL);
 	assert_int_equal(begin(&key, &status, &path), SYMPROV_MEMO_LEADER);
-	symprov_memo_end(&memo, &key, SYMPROV_NOT_FOUND, NULL);
+	end(&key, SYMPROV_NOT_FOUND, NULL);
 }
 
 /* A found file is reused while it is there, fetched again if not. */
@@ -110,7 +130,7 @@ static void test_found_checked(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(begin(&key, &status, &path), SYMPROV_MEMO_LEADER);
-	symprov_memo_end(&memo, &key, SYMPROV_FOUND, file);
+	end(&key, SYMPROV_FOUND, file);
 	assert_int_equal(begin(&key, &status, &path), SYMPROV_MEMO_ANSWER);
 	assert_int_equal(status, SYMPROV_FOUND);
 	assert_string_equal(path, file);
@@ -118,7 +138,7 @@ static void test_found_checked(void **state)
 	unlink(file);
 	assert_int_equal(begin(&key, &status, &path), SYMPROV_MEMO_LEADER);
 	assert_null(path);
-	symprov_memo_end(&memo, &key, SYMPROV_NOT_FOUND, NULL);
+	end(&key, SYMPROV_NOT_FOUND, NULL);
 }
 
 #define NR_THREADS 8
@@ -139,17 +159,15 @@ static void *race(void *arg)
 {
 	struct racer *r = arg;
 
-	r->verdict = symprov_memo_begin(&memo, &r->key, NULL, NULL, &r->status,
-					&r->path);
+	r->verdict = begin(&r->key, &r->status, &r->path);
 	if (r->verdict == SYMPROV_MEMO_LEADER) {
 		pthread_mutex_lock(&fetch_lock);
 		++*r->fetches;
 		pthread_mutex_unlock(&fetch_lock);
 		usleep(200 * 1000); /* a download */
 		r->status = r->leader_status;
-		symprov_memo_end(&memo, &r->key, r->status,
-				 r->status == SYMPROV_FOUND ? "/dev/null" :
-							      NULL);
+		end(&r->key, r->status,
+		    r->status == SYMPROV_FOUND ? "/dev/null" : NULL);
 		if (r->status == SYMPROV_FOUND)
 			r->path = strdup("/dev/null");
 	}
@@ -215,11 +233,10 @@ static void test_waiter_gives_up(void **state)
 
 	(void)state;
 	assert_int_equal(begin(&key, &status, &path), SYMPROV_MEMO_LEADER);
-	assert_int_equal(symprov_memo_begin(&memo, &key, give_up, &calls,
-					    &status, &path),
+	assert_int_equal(begin_wait(&key, give_up, &calls, &status, &path),
 			 SYMPROV_MEMO_GAVE_UP);
 	assert_int_equal(calls, 1);
-	symprov_memo_end(&memo, &key, SYMPROV_NOT_FOUND, NULL);
+	end(&key, SYMPROV_NOT_FOUND, NULL);
 }
 
 int main(void)

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* libbuildiddirprov.so: files by build ID from local build-id trees. */
+#ifndef BDD_H
+#define BDD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bdd_index.h"
+#include "symprov.h"
+
+#define BDD_CONFIG_DIRS "symprov.buildiddir.dirs"
+#define BDD_ENV_DIRS "SYMPROV_BUILDIDDIR_DIRS"
+#define BDD_DEFAULT_DIRS "/usr/lib/debug"
+
+struct bdd_state {
+	const struct symprov_host *host;
+	char **dirs; /* the trees, in the order they are searched */
+	size_t nr_dirs;
+	pthread_mutex_t index_lock;
+	bool indexed; /* under index_lock; then @index is read-only */
+	struct bdd_index index;
+};
+
+/* What looking at one candidate file gave. */
+struct bdd_answer {
+	char *path; /* SYMPROV_FOUND: the file, resolved */
+	int error; /* positive errno of the first bad file, for the host */
+};
+
+/*
+ * Look @req up in the trees of @st: SYMPROV_FOUND with ans->path set,
+ * SYMPROV_NOT_FOUND, SYMPROV_UNAVAILABLE when only bad files (unreadable,
+ * another build ID, damaged) stood where it was looked for, or
+ * SYMPROV_DISABLED for a kind not served.
+ */
+int bdd_lookup(struct bdd_state *st, const struct symprov_request *req,
+	       struct bdd_answer *ans);
+
+__attribute__((format(printf, 3, 4))) void
+bdd_log(const struct symprov_host *host, int level, const char *fmt, ...);
+
+#endif /* BDD_H */

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Look a build ID up in local trees:
+ *
+ *   DIR/.build-id/xx/rest.debug   separate debug info (Debian, Fedora)
+ *   DIR/.build-id/xx/rest         the object itself
+ *   DIR/buildid/ID/debuginfo      a debuginfod server's URL layout
+ *   DIR/buildid/ID/executable
+ *
+ * and, for a kernel none of these names, the kernel index (bdd_index.c).
+ *
+ * Symlinks are followed wherever they lead: Fedora's .build-id links
+ * point out of /usr/lib/debug.  What makes that safe is that no file is
+ * returned before symprov_verify_build_id() found exactly the requested
+ * build ID in it, and the path returned is the resolved one, the file
+ * that was checked.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bdd.h"
+#include "symprov_buildid.h"
+#include "symprov_verify.h"
+
+enum bdd_layout {
+	BDD_BUILD_ID_DEBUG, /* .build-id/xx/rest.debug */
+	BDD_BUILD_ID_PLAIN, /* .build-id/xx/rest */
+	BDD_SERVER_DEBUGINFO, /* buildid/ID/debuginfo */
+	BDD_SERVER_EXECUTABLE, /* buildid/ID/executable */
+};
+
+#define BDD_MAX_LAYOUTS 4
+
+/* The names to look at for @kind, best first; 0 for a kind not served. */
+static int bdd_layouts_of(uint32_t kind, enum bdd_layout *l)
+{
+	switch (kind) {
+	case SYMPROV_KIND_KERNEL:
+	case SYMPROV_KIND_KERNEL_MODULE:
+		/* DWARF also serves data-type profiling: prefer it. */
+		l[0] = BDD_BUILD_ID_DEBUG;
+		l[1] = BDD_SERVER_DEBUGINFO;
+		l[2] = BDD_BUILD_ID_PLAIN;
+		l[3] = BDD_SERVER_EXECUTABLE;
+		return 4;
+	case SYMPROV_KIND_DEBUGINFO:
+		l[0] = BDD_BUILD_ID_DEBUG;
+		l[1] = BDD_SERVER_DEBUGINFO;
+		return 2;
+	case SYMPROV_KIND_EXECUTABLE:
+		l[0] = BDD_BUILD_ID_PLAIN;
+		l[1] = BDD_SERVER_EXECUTABLE;
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+static char *bdd_path_of(const char *dir, enum bdd_layout layout,
+			 const char *hex)
+{
+	char *path = NULL;
+	int n = -1;
+
+	switch (layout) {
+	case BDD_BUILD_ID_DEBUG:
+		n = asprintf(&path, "%s/.build-id/%.2s/%s.debug", dir, hex,
+			     hex + 2);
+		break;
+	case BDD_BUILD_ID_PLAIN:
+		n = asprintf(&path, "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
+		break;
+	case BDD_SERVER_DEBUGINFO:
+		n = asprintf(&path, "%s/buildid/%s/debuginfo", dir, hex);
+		break;
+	case BDD_SERVER_EXECUTABLE:
+		n = asprintf(&path, "%s/buildid/%s/executable", dir, hex);
+		break;
+	}
+	return n < 0 ? NULL : path;
+}
+
+/*
+ * @path carries the build ID of @req: 1, with ans->path set; 0 when there
+ * is no such file (a dangling link is none); -1 for a bad file, logged,
+ * its errno in ans->error if it is the first; -ENOMEM.
+ */
+static int bdd_try(const struct bdd_state *st,
+		   const struct symprov_request *req, const char *path,
+		   struct bdd_answer *ans)
+{
+	const char *why = NULL;
+	char *real = realpath(path, NULL);
+	struct stat sb;
+	int fd = -1, err = 0, ret = -1;
+
+	if (!real) {
+		err = errno;
+		if (err == ENOENT || err == ENOTDIR) {
+			if (!lstat(path, &sb) && S_ISLNK(sb.st_mode))
+				bdd_log(st->host, SYMPROV_LOG_DEBUG,
+					"%s: dangling symlink", path);
+			ret = 0;
+		}
+		goto out;
+	}
+	fd = open(real, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+	} else if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		err = EINVAL;
+		why = "not a regular file";
+	} else if (symprov_verify_build_id(fd, req->build_id, req->build_id_len,
+					   &why)) {
+		err = EBADMSG;
+	}
+	if (!err) {
+		ans->path = real;
+		real = NULL;
+		ret = 1;
+	}
+out:
+	if (err && ret < 0) {
+		bdd_log(st->host, SYMPROV_LOG_WARN, "%s%s%s: %s", path,
+			real && strcmp(real, path) != 0 ? " -> " : "",
+			real && strcmp(real, path) != 0 ? real : "",
+			why ?: strerror(err));
+		if (!ans->error)
+			ans->error = err;
+		if (err == ENOMEM)
+			ret = -ENOMEM;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(real);
+	return ret;
+}
+
+/* The kernels indexed by their notes, built at the first need. */
+static const struct bdd_index *bdd_kernels(struct bdd_state *st, int *err)
+{
+	*err = 0;
+	pthread_mutex_lock(&st->index_lock);
+	if (!st->indexed) {
+		*err = bdd_index_build(&st->index, st->dirs, st->nr_dirs,
+				       st->host);
+		/* a half index after ENOMEM: try again next time */
+		if (*err)
+			bdd_index_fini(&st->index);
+		else
+			st->indexed = true;
+	}
+	pthread_mutex_unlock(&st->index_lock);
+	return *err ? NULL : &st->index;
+}
+
+/* Accumulate one bdd_try(): 1 when done (found or out of memory). */
+static int bdd_tried(int ret, int *status)
+{
+	if (ret > 0) {
+		*status = SYMPROV_FOUND;
+		return 1;
+	}
+	if (ret == -ENOMEM) {
+		*status = -ENOMEM;
+		return 1;
+	}
+	if (ret < 0)
+		*status = SYMPROV_UNAVAILABLE;
+	return 0;
+}
+
+int bdd_lookup(struct bdd_state *st, const struct symprov_request *req,
+	       struct bdd_answer *ans)
+{
+	enum bdd_layout layouts[BDD_MAX_LAYOUTS];
+	int nr = bdd_layouts_of(req->kind, layouts);
+	int status = SYMPROV_NOT_FOUND, err = 0;
+	char hex[SYMPROV_BUILD_ID_HEX_MAX];
+	const struct bdd_index *idx;
+	size_t d, i;
+
+	if (!nr)
+		return SYMPROV_DISABLED;
+	symprov_build_id_hex(req->build_id, req->build_id_len, hex);
+	for (d = 0; d < st->nr_dirs; d++) {
+		for (i = 0; i < (size_t)nr; i++) {
+			char *path = bdd_path_of(st->dirs[d], layouts[i], hex);
+
+			if (!path)
+				return -ENOMEM;
+			err = bdd_try(st, req, path, ans);
+			free(path);
+			if (bdd_tried(err, &status))
+				return status;
+		}
+	}
+	if (req->kind != SYMPROV_KIND_KERNEL)
+		return status;
+	idx = bdd_kernels(st, &err);
+	if (!idx)
+		return err;
+	for (i = 0; i < idx->nr; i++) {
+		const struct bdd_kernel *k = &idx->kernels[i];
+
+		if (k->build_id_len != req->build_id_len ||
+		    memcmp(k->build_id, req->build_id, k->build_id_len) != 0)
+			continue;
+		/* checked again: it may have changed since it was indexed */
+		if (bdd_tried(bdd_try(st, req, k->path, ans), &status))
+			return status;
+	}
+	return status;
+}

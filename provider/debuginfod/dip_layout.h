@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The section table of a kernel's symbols-only file, rebuilt from the
+ * sections a debuginfod server serves one by one.
+ */
+#ifndef DIP_LAYOUT_H
+#define DIP_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bounds of what is taken from a server, in bytes. */
+#define DIP_LAYOUT_SHSTRTAB_MAX (1U << 20)
+#define DIP_LAYOUT_NOTE_MAX (1U << 16)
+#define DIP_LAYOUT_TABLE_MAX (1U << 30) /* .symtab, .strtab */
+/* Most sections rebuilt: a vmlinux has under a hundred. */
+#define DIP_LAYOUT_SECTIONS_MAX 8192
+
+/* The sections fetched, as the server sent them. */
+struct dip_tables {
+	const unsigned char *shstrtab;
+	size_t shstrtab_len;
+	const char *note_name; /* the name of the note section fetched */
+	const unsigned char *note;
+	size_t note_len;
+	const unsigned char *symtab;
+	size_t symtab_len;
+	const unsigned char *strtab;
+	size_t strtab_len;
+};
+
+struct dip_section {
+	uint32_t name; /* offset in .shstrtab */
+	uint32_t type; /* SHT_* */
+	uint64_t flags;
+	uint64_t addr;
+	uint64_t size;
+	uint32_t link;
+	uint32_t info;
+	uint64_t align;
+	uint64_t entsize;
+	const void *data; /* size bytes, or NULL (SHT_NOBITS, SHT_NULL) */
+};
+
+struct dip_layout {
+	unsigned char elfclass; /* ELFCLASS32, ELFCLASS64 */
+	unsigned char elfdata; /* ELFDATA2LSB, ELFDATA2MSB */
+	uint16_t machine;
+	size_t shstrndx;
+	size_t nr; /* sections, the null one at index 0 included */
+	struct dip_section *sec;
+	/* sections whose size is the extent of their symbols: a guess */
+	size_t nr_sized_by_symbols;
+};
+
+/*
+ * Which note section to fetch for @shstrtab's file: the one perf reads
+ * the build ID from.  NULL (and *why) when this file cannot be rebuilt
+ * from its sections whatever they hold.
+ */
+const char *dip_layout_note_name(const unsigned char *shstrtab, size_t len,
+				 const char **why);
+
+/*
+ * Rebuild the section table from @t for the file with @build_id.
+ * Returns 0, or -EINVAL when the sections do not make it certain (*why
+ * says what), -ENOMEM.  @l points into @t: keep @t until @l is freed.
+ */
+int dip_layout_make(const struct dip_tables *t, const unsigned char *build_id,
+		    size_t build_id_len, struct dip_layout *l,
+		    const char **why);
+
+void dip_layout_free(struct dip_layout *l);
+
+#endif /* DIP_LAYOUT_H */

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The symbols-only file: an ELF header, the sections dip_layout rebuilt,
+ * the data of the note and of the three tables as the server sent them.
+ * Sections without data are SHT_NOBITS at the end of the file, so that
+ * whoever reads their bytes by file offset reads nothing.
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dip_symfile.h"
+#include "symprov_verify.h"
+
+static pthread_once_t dip_elf_once = PTHREAD_ONCE_INIT;
+
+static void dip_elf_init(void)
+{
+	elf_version(EV_CURRENT);
+}
+
+static uint64_t dip_align(uint64_t off, uint64_t align)
+{
+	return align > 1 ? (off + align - 1) / align * align : off;
+}
+
+static int dip_add_section(Elf *e, const struct dip_section *s, uint64_t off)
+{
+	Elf_Scn *scn = elf_newscn(e);
+	GElf_Shdr shdr;
+
+	if (!scn || !gelf_getshdr(scn, &shdr))
+		return -1;
+	shdr.sh_name = s->name;
+	shdr.sh_type = s->type;
+	shdr.sh_flags = s->flags;
+	shdr.sh_addr = s->addr;
+	shdr.sh_offset = off;
+	shdr.sh_size = s->size;
+	shdr.sh_link = s->link;
+	shdr.sh_info = s->info;
+	shdr.sh_addralign = s->align;
+	shdr.sh_entsize = s->entsize;
+	if (s->data) {
+		Elf_Data *d = elf_newdata(scn);
+
+		if (!d)
+			return -1;
+		/* bytes as sent, in the file's byte order: not converted */
+		d->d_buf = (void *)s->data;
+		d->d_type = ELF_T_BYTE;
+		d->d_size = s->size;
+		d->d_align = s->align;
+		d->d_version = EV_CURRENT;
+	}
+	return gelf_update_shdr(scn, &shdr) ? 0 : -1;
+}
+
+static int dip_write(const struct dip_layout *l, int fd)
+{
+	size_t ehdr_size, shdr_size, i;
+	uint64_t off, shoff, end;
+	GElf_Ehdr ehdr;
+	int ret = -1;
+	Elf *e;
+
+	e = elf_begin(fd, ELF_C_WRITE, NULL);
+	if (!e || !gelf_newehdr(e, l->elfclass) || !gelf_getehdr(e, &ehdr))
+		goto out;
+	ehdr_size = gelf_fsize(e, ELF_T_EHDR, 1, EV_CURRENT);
+	shdr_size = gelf_fsize(e, ELF_T_SHDR, 1, EV_CURRENT);
+	/* the data first, then the section headers; NOBITS at the end */
+	off = ehdr_size;
+	for (i = 1; i < l->nr; i++) {
+		if (l->sec[i].data)
+			off = dip_align(off, l->sec[i].align) + l->sec[i].size;
+	}
+	shoff = dip_align(off, 8);
+	end = shoff + l->nr * shdr_size;
+	off = ehdr_size;
+	for (i = 1; i < l->nr; i++) {
+		const struct dip_section *s = &l->sec[i];
+
+		if (s->data)
+			off = dip_align(off, s->align);
+		if (dip_add_section(e, s, s->data ? off : end))
+			goto out;
+		if (s->data)
+			off += s->size;
+	}
+	ehdr.e_ident[EI_DATA] = l->elfdata;
+	ehdr.e_ident[EI_VERSION] = EV_CURRENT;
+	ehdr.e_type = ET_EXEC;
+	ehdr.e_machine = l->machine;
+	ehdr.e_version = EV_CURRENT;
+	ehdr.e_shoff = shoff;
+	ehdr.e_shstrndx = (GElf_Half)l->shstrndx;
+	if (!gelf_update_ehdr(e, &ehdr))
+		goto out;
+	elf_flagelf(e, ELF_C_SET, ELF_F_LAYOUT);
+	if (elf_update(e, ELF_C_WRITE) < 0)
+		goto out;
+	ret = 0;
+out:
+	elf_end(e);
+	return ret;
+}
+
+int dip_symfile_build(const struct dip_tables *t, const unsigned char *build_id,
+		      size_t build_id_len, int fd, size_t *guessed,
+		      const char **why)
+{
+	struct dip_layout l;
+	int err;
+
+	pthread_once(&dip_elf_once, dip_elf_init);
+	err = dip_layout_make(t, build_id, build_id_len, &l, why);
+	if (err)
+		return err;
+	*guessed = l.nr_sized_by_symbols;
+	errno = 0;
+	if (dip_write(&l, fd)) {
+		err = errno ? -errno : -EIO;
+		*why = elf_errmsg(-1);
+	} else if (symprov_verify_build_id(fd, build_id, build_id_len, why)) {
+		err = -EINVAL;
+	}
+	dip_layout_free(&l);
+	return err;
+}

@@ -1,0 +1,487 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# The perf side of symprov: a patch series for the tools/perf of
+# linux-source-6.12.
+#
+# perf-glue/ holds the series in `git format-patch` form, a cover letter
+# (0000-cover-letter.patch) and one file per patch: it is the source of the
+# perf side.  perf-glue.patch, the one patch users apply, is made from it.
+# The ABI header and the loader in the series are the project's own files,
+# copied verbatim (the "injected" table below): change them in include/ and
+# lib/, never in the series.
+#
+# Usage:
+#   perf-series.sh checkout DIR  a git tree in DIR (a new directory): the
+#                                linux-source-6.12 files perf needs to build,
+#                                tools/ committed as "base", then one commit
+#                                per patch, with the injected files taken
+#                                from include/ and lib/ as they are now
+#   perf-series.sh export DIR    write the commits base..HEAD of DIR to
+#                                perf-glue/ (cover letter: DIR's branch
+#                                description) and perf-glue.patch
+#   perf-series.sh refresh       checkout to a temporary tree, then export:
+#                                brings the series up to date with lib/
+#   perf-series.sh check         apply the series one patch at a time to
+#                                pristine tools/, check the injected files
+#                                against include/ and lib/, that export gives
+#                                perf-glue/ back, and that perf-glue.patch
+#                                gives the same tree as the series
+#   perf-series.sh build [N]     build perf (scripts/build-perf.sh) with the
+#                                first N patches, in build/perf-step-N; N
+#                                defaults to the patch that hooks into
+#                                util/symbol.c
+#   perf-series.sh port OLD NEW DIR
+#                                merge into DIR's work tree (3-way, by file)
+#                                what changed in the tree from the combined
+#                                patch OLD to NEW, e.g. perf-glue.patch before
+#                                and after a change made on another branch,
+#                                the injected files left out; list the
+#                                commit each changed file last came from
+#   perf-series.sh test PERF     run PERF's 'Symbol providers' test
+#
+# Changing the perf side:
+#   scripts/perf-series.sh checkout build/perf-tree
+#   cd build/perf-tree
+#   ... edit, then `git commit --fixup=COMMIT` and
+#   `git rebase -i --autosquash base`, or `git commit` a new patch ...
+#   cd -; scripts/perf-series.sh export build/perf-tree
+#   make check-perf-glue check-perf-series
+# docs/PERF.md ("Changing the perf side") says more.
+#
+# LINUX_SOURCE_TARBALL overrides /usr/src/linux-source-6.12.tar.xz.
+set -euo pipefail
+export LC_ALL=C
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+series=$top/perf-glue
+combined=$top/perf-glue.patch
+
+# project file -> file in the kernel tree, added by one patch and left alone
+# by the others
+injected=(
+	"include/symprov.h tools/perf/include/perf/symprov.h"
+	"lib/symprov_buildid.c tools/perf/util/symprov/symprov_buildid.c"
+	"lib/symprov_buildid.h tools/perf/util/symprov/symprov_buildid.h"
+	"lib/symprov_list.c tools/perf/util/symprov/symprov_list.c"
+	"lib/symprov_list.h tools/perf/util/symprov/symprov_list.h"
+	"lib/symprov_loader.c tools/perf/util/symprov/symprov_loader.c"
+	"lib/symprov_loader.h tools/perf/util/symprov/symprov_loader.h"
+	"lib/symprov_memo.c tools/perf/util/symprov/symprov_memo.c"
+	"lib/symprov_memo.h tools/perf/util/symprov/symprov_memo.h"
+	"lib/symprov_verify.c tools/perf/util/symprov/symprov_verify.c"
+	"lib/symprov_verify.h tools/perf/util/symprov/symprov_verify.h"
+)
+
+# Where the ABI header was before the series: a copy of include/symprov.h
+# in the perf-glue.patch of the perf/ layout, left out by port.
+legacy_abi=tools/perf/util/symprov/symprov.h
+
+# Commits made here do not depend on who runs this, when, or their git
+# config: the same series gives the same commits and the same export.
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+base_date="2024-11-17 00:00:00 +0000"
+git_fixed=(-c core.abbrev=12 -c diff.algorithm=myers -c diff.renames=false
+	-c format.signature= -c core.autocrlf=false -c am.keepcr=false
+	-c commit.gpgsign=false)
+
+die() {
+	echo "perf-series.sh: $*" >&2
+	exit 1
+}
+
+usage() {
+	sed -n '/^# Usage:/,/^# Changing/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+	exit 2
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+g() {
+	git -C "$tree" "${git_fixed[@]}" "$@"
+}
+
+patches() {
+	local f
+
+	for f in "$series"/[0-9][0-9][0-9][0-9]-*.patch; do
+		[ -e "$f" ] || continue
+		case ${f##*/} in
+		0000-*) ;;
+		*) echo "$f" ;;
+		esac
+	done
+}
+
+# The series' author: the committer in the tree, so that a new patch has
+# the same From as the others.
+series_author() {
+	local first
+
+	first=$(patches | head -n1)
+	if [ -z "$first" ]; then
+		echo "symprov <symprov@localhost>"
+		return
+	fi
+	sed -n 's/^From: //p' "$first" | head -n1
+}
+
+source_version() {
+	local v
+
+	v=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) || v=
+	echo "${v:-$(basename "$tarball")}"
+}
+
+# Extract the top directories $2... of the tarball into $1, and commit
+# tools/ there as "base".
+make_base() {
+	local dir=$1 srcname author email
+	shift
+
+	[ -r "$tarball" ] ||
+		die "$tarball not found (apt-get install linux-source-6.12)"
+	srcname=$(basename "$tarball")
+	srcname=${srcname%.tar.*}
+	mkdir -p "$dir"
+	echo "perf-series.sh: extracting $(basename "$tarball")" >&2
+	tar -xJf "$tarball" -C "$dir" --strip-components=1 \
+		"${@/#/$srcname/}" || die "cannot extract from $tarball"
+	tree=$dir
+	author=$(series_author)
+	g init -q -b series
+	email=${author##*<}
+	g config user.name "${author% <*}"
+	g config user.email "${email%>*}"
+	# the build-id cache and objects of an in-tree build
+	printf '%s\n' "/*" "!/tools/" "*.o" "*.cmd" >"$dir/.git/info/exclude"
+	g add tools
+	GIT_AUTHOR_NAME=linux-source-6.12 GIT_AUTHOR_EMAIL=linux@kernel.org \
+		GIT_AUTHOR_DATE=$base_date GIT_COMMITTER_DATE=$base_date \
+		g commit -q -m "Linux 6.12 tools/ from linux-source-6.12 $(source_version)"
+	g tag base
+}
+
+# Replace the injected files the commit HEAD adds by the project's, and
+# refuse a commit that changes one it did not add.
+inject() {
+	local entry src dst added changed
+
+	added=$(g diff-tree --no-commit-id --name-only -r --diff-filter=A HEAD)
+	changed=$(g diff-tree --no-commit-id --name-only -r --diff-filter=MD HEAD)
+	for entry in "${injected[@]}"; do
+		src=${entry%% *}
+		dst=${entry#* }
+		if grep -qxF "$dst" <<<"$changed"; then
+			die "$(g log -1 --format=%s) changes $dst: change $src instead"
+		fi
+		grep -qxF "$dst" <<<"$added" || continue
+		cmp -s "$top/$src" "$tree/$dst" && continue
+		cp "$top/$src" "$tree/$dst"
+		g add "$dst"
+		echo "perf-series.sh: $(g log -1 --format=%s): $dst from $src" >&2
+	done
+	if ! g diff --cached --quiet; then
+		GIT_COMMITTER_DATE=$(g log -1 --format=%aD) \
+			g commit -q --amend --no-edit --no-verify
+	fi
+}
+
+# Apply the series to the base in $tree, one commit per patch; $1 = inject
+# to take the injected files from the project.
+apply_series() {
+	local mode=$1 p n=0
+
+	while read -r p; do
+		n=$((n + 1))
+		g am -q --committer-date-is-author-date --whitespace=nowarn \
+			"$p" >"$tmp/am.log" 2>&1 || {
+			cat "$tmp/am.log" >&2
+			die "${p#"$top"/} does not apply on top of the ones before"
+		}
+		[ "$mode" = inject ] && inject
+		[ "$mode" = check ] && check_commit "$p"
+	done < <(patches)
+	echo "$n" >"$tmp/count"
+}
+
+# The cover letter's text: subject, blank line, body up to the shortlog.
+cover_text() {
+	local cover=$series/0000-cover-letter.patch
+
+	[ -f "$cover" ] || return 0
+	# the Subject header, folded on several lines
+	sed '/^$/q' "$cover" | awk '
+		/^Subject: / { s = $0; sub(/^Subject: \[PATCH[^]]*\] /, "", s); on = 1; next }
+		on && /^[ \t]/ { sub(/^[ \t]+/, " "); s = s $0; next }
+		{ on = 0 }
+		END { print s }'
+	echo
+	sed '1,/^$/d' "$cover" | sed '/^[^ ].* ([0-9]*):$/,$d' | sed '$d'
+}
+
+do_checkout() {
+	local dir=$1
+
+	[ ! -e "$dir" ] || die "$dir exists"
+	make_base "$dir" Makefile arch include kernel lib scripts tools
+	apply_series inject
+	g config branch.series.description "$(cover_text)"
+	echo "perf-series.sh: $(cat "$tmp/count") patches on top of base in $dir" >&2
+}
+
+# The combined patch of the tree's base..HEAD on stdout.
+combined_patch() {
+	cat <<-EOF
+	SPDX-License-Identifier: GPL-2.0
+	perf-glue.patch: symbol providers (symprov) for perf, linux-source-6.12.
+
+	The patches of perf-glue/ in one, made by scripts/perf-series.sh: do not
+	edit, see docs/PERF.md.  Apply with 'patch -p1' in the top directory of
+	the kernel source.
+
+	EOF
+	g diff --no-color --no-ext-diff --no-renames base HEAD
+}
+
+# format-patch base..HEAD of $tree into $1.
+format_series() {
+	local out=$1 last_date files
+
+	g format-patch -q --zero-commit --no-signature --no-renames \
+		--cover-letter --cover-from-description=subject -o "$out" \
+		base..HEAD >/dev/null
+	# the cover letter is dated like the last patch, not now
+	files=("$out"/*.patch)
+	last_date=$(sed -n 's/^Date: //p' "${files[-1]}" | head -n1)
+	sed -i "0,/^Date: /s/^Date: .*/Date: $last_date/" \
+		"$out"/0000-cover-letter.patch
+	if grep -q '\*\*\* SUBJECT HERE \*\*\*' "$out"/0000-cover-letter.patch; then
+		die "no cover letter text: git -C $tree branch --edit-description"
+	fi
+}
+
+do_export() {
+	local dir=$1 f files
+
+	tree=$(cd "$dir" && pwd)
+	g rev-parse -q --verify base >/dev/null || die "$dir has no base tag"
+	if ! g diff --quiet HEAD || ! g diff --cached --quiet; then
+		die "$dir has uncommitted changes"
+	fi
+	check_injected
+	format_series "$tmp/out"
+	mkdir -p "$series"
+	# unchanged files keep their time stamps, gone ones go
+	for f in "$series"/*.patch; do
+		[ ! -e "$f" ] || [ -e "$tmp/out/${f##*/}" ] || rm "$f"
+	done
+	for f in "$tmp/out"/*.patch; do
+		cmp -s "$f" "$series/${f##*/}" || cp "$f" "$series/"
+	done
+	combined_patch >"$tmp/combined"
+	cmp -s "$tmp/combined" "$combined" || cp "$tmp/combined" "$combined"
+	# newer than the series, for make
+	touch "$combined"
+	files=("$tmp/out"/*.patch)
+	echo "perf-series.sh: wrote ${series#"$top"/}/ (${#files[@]} files)" \
+		"and ${combined#"$top"/}" >&2
+}
+
+# The injected files of HEAD are the project's.
+check_injected() {
+	local entry src dst bad=0
+
+	for entry in "${injected[@]}"; do
+		src=${entry%% *}
+		dst=${entry#* }
+		if ! cmp -s "$top/$src" "$tree/$dst"; then
+			echo "perf-series.sh: $dst is not $src" >&2
+			bad=1
+		fi
+	done
+	[ $bad -eq 0 ] || die "the series is stale: run 'make perf-glue.patch'"
+}
+
+# What a patch needs to be reviewed: a subject in perf's style and a
+# message that says what and why.
+check_commit() {
+	local p=${1#"$top"/} subject body
+
+	subject=$(g log -1 --format=%s)
+	body=$(g log -1 --format=%b | grep -cv '^[[:space:]]*$' || true)
+	[[ $subject =~ ^perf\ [a-z\ -]+:\ [A-Z] ]] ||
+		die "$p: subject '$subject' is not 'perf <area>: <What>'"
+	[ "$body" -ge 3 ] || die "$p: the commit message says too little"
+}
+
+do_check() {
+	local n
+
+	make_base "$tmp/series" tools
+	apply_series check
+	n=$(cat "$tmp/count")
+	[ "$n" -gt 0 ] || die "no patch in ${series#"$top"/}"
+	echo "perf-series.sh: $n patches apply one after the other" >&2
+	check_injected
+	echo "perf-series.sh: the injected files are include/ and lib/'s" >&2
+
+	# The series is in the form export writes: nothing is lost by a
+	# checkout and export.
+	g config branch.series.description "$(cover_text)"
+	format_series "$tmp/out"
+	if ! diff -r "$tmp/out" "$series" >"$tmp/diff"; then
+		head -n 40 "$tmp/diff" >&2
+		die "perf-glue/ is not what export gives: checkout and export it"
+	fi
+
+	combined_patch >"$tmp/combined"
+	if ! cmp -s "$tmp/combined" "$combined"; then
+		die "${combined#"$top"/} is stale: run 'make perf-glue.patch'"
+	fi
+	# patch(1), as users apply it, gives the series' tree
+	mkdir "$tmp/pristine"
+	g archive base | tar -x -C "$tmp/pristine"
+	patch -p1 -s -F0 -N --no-backup-if-mismatch -r - -d "$tmp/pristine" \
+		<"$combined" || die "${combined#"$top"/} does not apply"
+	rm -rf "$tmp/series-tree"
+	mkdir "$tmp/series-tree"
+	g archive HEAD | tar -x -C "$tmp/series-tree"
+	diff -r --no-dereference "$tmp/pristine" "$tmp/series-tree" >&2 ||
+		die "${combined#"$top"/} and the series give different trees"
+	echo "perf-series.sh: ${combined#"$top"/} gives the series' tree" >&2
+	echo "perf series: $n patches, injected files current, combined patch equal"
+}
+
+# The first patch that changes util/symbol.c: where perf starts asking.
+hook_patch() {
+	local p n=0
+
+	while read -r p; do
+		n=$((n + 1))
+		if grep -q '^+++ b/tools/perf/util/symbol\.c$' "$p"; then
+			echo $n
+			return
+		fi
+	done < <(patches)
+	die "no patch changes tools/perf/util/symbol.c"
+}
+
+do_build() {
+	local n=${1:-$(hook_patch)} args=() p
+
+	[[ $n =~ ^[1-9][0-9]*$ ]] || die "not a patch number: $n"
+	mapfile -t p < <(patches | head -n "$n")
+	[ ${#p[@]} -eq "$n" ] || die "the series has fewer than $n patches"
+	for f in "${p[@]}"; do
+		args+=(-a "$f")
+	done
+	echo "perf-series.sh: building perf with patches 1-$n," \
+		"up to ${p[-1]##*/}" >&2
+	bash "$top/scripts/build-perf.sh" -o "$top/build/perf-step-$n" \
+		"${args[@]}"
+}
+
+do_port() {
+	local old=$1 new=$2 dir=$3 entry f rc conflicts=0
+
+	tree=$(cd "$dir" && pwd)
+	g rev-parse -q --verify base >/dev/null || die "$dir has no base tag"
+	g diff --quiet HEAD || die "$dir has uncommitted changes"
+	mkdir "$tmp/old" "$tmp/new"
+	g archive base | tar -x -C "$tmp/old"
+	g archive base | tar -x -C "$tmp/new"
+	patch -p1 -s -F0 -N --no-backup-if-mismatch -r - -d "$tmp/old" <"$old" ||
+		die "$old does not apply to base"
+	patch -p1 -s -F0 -N --no-backup-if-mismatch -r - -d "$tmp/new" <"$new" ||
+		die "$new does not apply to base"
+	# the injected files come from include/ and lib/, whatever they were
+	for entry in "${injected[@]}" "x $legacy_abi"; do
+		f=${entry#* }
+		rm -f "$tmp/old/$f" "$tmp/new/$f"
+	done
+	(cd "$tmp/old" && find . -type f; cd "$tmp/new" && find . -type f) |
+		sed 's|^\./||' | sort -u >"$tmp/files"
+	: >"$tmp/ported"
+	while read -r f; do
+		cmp -s "$tmp/old/$f" "$tmp/new/$f" && continue
+		echo "$f" >>"$tmp/ported"
+		if [ ! -e "$tmp/new/$f" ]; then
+			g rm -q --ignore-unmatch -- "$f"
+		elif [ ! -e "$tree/$f" ]; then
+			mkdir -p "$(dirname "$tree/$f")"
+			cp "$tmp/new/$f" "$tree/$f"
+		else
+			[ -e "$tmp/old/$f" ] || : >"$tmp/old/$f"
+			# 3-way: the series' file, what the change started from,
+			# what it made of it
+			rc=0
+			git merge-file -L series -L before -L after "$tree/$f" \
+				"$tmp/old/$f" "$tmp/new/$f" || rc=$?
+			[ $rc -lt 128 ] || die "merge of $f failed"
+			if [ $rc -gt 0 ]; then
+				echo "perf-series.sh: $f: $rc conflicts" >&2
+				conflicts=$((conflicts + rc))
+			fi
+		fi
+	done <"$tmp/files"
+	if [ ! -s "$tmp/ported" ]; then
+		echo "perf-series.sh: no change to port" >&2
+		return
+	fi
+	echo "perf-series.sh: merged into the work tree of $dir, by file with" \
+		"the last commit that touched it:" >&2
+	while read -r f; do
+		printf '  %-44s %s\n' "$f" \
+			"$(g log -1 --format='%h %s' base.. -- "$f" | cut -c1-60)"
+	done <"$tmp/ported" >&2
+	[ $conflicts -eq 0 ] || die "$conflicts conflicts to resolve in $dir"
+}
+
+do_test() {
+	local perf=$1 out
+
+	[ -x "$perf" ] || die "$perf is not a perf binary"
+	out=$("$perf" test 'Symbol providers' 2>&1) || true
+	echo "$out"
+	if ! grep -q 'Symbol providers *: Ok$' <<<"$out"; then
+		"$perf" test -v 'Symbol providers' 2>&1 | tail -n 60 >&2 || true
+		die "perf test 'Symbol providers' did not pass"
+	fi
+}
+
+case "${1:-}" in
+checkout)
+	[ $# -eq 2 ] || usage
+	do_checkout "$2"
+	;;
+export)
+	[ $# -eq 2 ] || usage
+	do_export "$2"
+	;;
+refresh)
+	[ $# -eq 1 ] || usage
+	do_checkout "$tmp/tree"
+	do_export "$tmp/tree"
+	;;
+check)
+	[ $# -eq 1 ] || usage
+	do_check
+	;;
+build)
+	[ $# -le 2 ] || usage
+	do_build "${2:-}"
+	;;
+port)
+	[ $# -eq 4 ] || usage
+	do_port "$2" "$3" "$4"
+	;;
+test)
+	[ $# -eq 2 ] || usage
+	do_test "$2"
+	;;
+*)
+	usage
+	;;
+esac

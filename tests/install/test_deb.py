@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""debian/: `dpkg-buildpackage -us -uc -b` on a copy of the tracked files,
+what the package holds, and that its symprov finds its providers by bare
+name in /usr/lib/<multiarch>/symprov (root: the package's files are laid
+over the system's with a read-only overlay in a private mount namespace;
+nothing is installed)."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
+
+from server_testcase import run_main  # noqa: E402
+
+TIMEOUT = 900
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, text=True, capture_output=True,
+                          timeout=TIMEOUT, **kw)
+
+
+class DebTest(unittest.TestCase):
+    tmp = None
+    deb = None
+    multiarch = None
+
+    @classmethod
+    def setUpClass(cls):
+        for tool in ('dpkg-buildpackage', 'dh'):
+            if shutil.which(tool) is None:
+                raise AssertionError('CANNOT RUN: %s is missing (Debian '
+                                     'packages dpkg-dev, debhelper)' % tool)
+        cls.tmp = tempfile.mkdtemp(prefix='symprov-deb-')
+        src = os.path.join(cls.tmp, 'symprov')
+        files = run(['git', '-C', REPO, 'ls-files', '-z'],
+                    check=True).stdout.split('\0')
+        for f in filter(None, files):
+            if os.path.lexists(os.path.join(REPO, f)):
+                os.makedirs(os.path.dirname(os.path.join(src, f)),
+                            exist_ok=True)
+                shutil.copy2(os.path.join(REPO, f), os.path.join(src, f),
+                             follow_symlinks=False)
+        env = {k: v for k, v in os.environ.items()
+               if k not in ('MAKEFLAGS', 'MFLAGS', 'MAKELEVEL')}
+        res = run(['dpkg-buildpackage', '-us', '-uc', '-b'], cwd=src,
+                  env=env)
+        if res.returncode:
+            raise AssertionError('dpkg-buildpackage failed:\n' +
+                                 (res.stdout + res.stderr)[-4000:])
+        cls.multiarch = run(['dpkg-architecture', '-qDEB_HOST_MULTIARCH'],
+                            check=True).stdout.strip()
+        arch = run(['dpkg-architecture', '-qDEB_HOST_ARCH'],
+                   check=True).stdout.strip()
+        cls.deb = os.path.join(cls.tmp, 'symprov_%s_%s.deb' % (
+            cls.version(src), arch))
+        cls.root = os.path.join(cls.tmp, 'root')
+        run(['dpkg-deb', '-x', cls.deb, cls.root], check=True)
+
+    @staticmethod
+    def version(src):
+        return run(['dpkg-parsechangelog', '-S', 'Version'], cwd=src,
+                   check=True).stdout.strip()
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.tmp:
+            shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_contents(self):
+        files = set(run(['dpkg-deb', '-c', self.deb],
+                        check=True).stdout.split())
+        lib = './usr/lib/%s/' % self.multiarch
+        for f in ('./usr/bin/symprov', './usr/include/symprov.h',
+                  lib + 'pkgconfig/symprov.pc',
+                  lib + 'symprov/libdebuginfodprov.so',
+                  lib + 'symprov/libbuildiddirprov.so',
+                  './usr/share/man/man1/symprov.1.gz',
+                  './usr/share/man/man7/symprov-provider.7.gz',
+                  './usr/share/doc/symprov/copyright'):
+            self.assertIn(f, files)
+        depends = run(['dpkg-deb', '-f', self.deb, 'Depends'],
+                      check=True).stdout
+        self.assertIn('libdebuginfod1', depends)
+        with open(os.path.join(self.root, lib, 'pkgconfig',
+                               'symprov.pc')) as f:
+            pc = f.read()
+        self.assertIn('includedir=/usr/include\n', pc)
+        self.assertIn('libdir=/usr/lib/%s\n' % self.multiarch, pc)
+
+    def test_bare_names_from_the_package_libdir(self):
+        if os.geteuid() != 0 or shutil.which('unshare') is None:
+            self.fail('CANNOT RUN: needs root and unshare, to lay the '
+                      "package's files over /usr/lib/%s privately"
+                      % self.multiarch)
+        libdir = '/usr/lib/' + self.multiarch
+        script = ('mount -t overlay overlay -o "lowerdir=$1$2:$2" "$2" && '
+                  'shift 2 && exec "$@"')
+        env = {k: v for k, v in os.environ.items()
+               if k not in ('LD_LIBRARY_PATH', 'PERF_SYMBOL_PROVIDERS')}
+        res = run(['unshare', '--mount', '--propagation', 'private', 'sh',
+                   '-c', script, 'sh', self.root, libdir,
+                   os.path.join(self.root, 'usr', 'bin', 'symprov'), 'list',
+                   '--providers', 'libbuildiddirprov.so:libdebuginfodprov.so'],
+                  env=env)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        lines = res.stdout.splitlines()
+        self.assertEqual(len(lines), 2, res.stdout)
+        for line, name in zip(lines, ('buildiddir', 'debuginfod')):
+            self.assertEqual(line.split('\t')[3],
+                             '%s/symprov/lib%sprov.so' % (libdir, name))
+
+
+if __name__ == '__main__':
+    sys.exit(run_main('deb', sys.modules[__name__], debuginfod=False))
