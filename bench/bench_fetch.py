@@ -11,7 +11,7 @@ import statistics
 import subprocess
 import time
 
-from benchlib import (NOT_AVAILABLE, BenchError, column, drop_dirty,
+from benchlib import (BenchError, clean_env, column, drop_dirty,
                       interleave, log, paired_ratio, summary, timed,
                       verdict, verdict_at_most)
 from debuginfod_server import metric, response_counts
@@ -289,13 +289,6 @@ def coalescing(su, server, rounds):
                    ratio(t['8 processes'], t['1 process']))
 
 
-def symbols_only_available(su):
-    """`symprov find --symbols-only` exists (the usage text names it)."""
-    out = subprocess.run([su.symprov, '--help'], capture_output=True,
-                         text=True, timeout=30).stdout
-    return '--symbols-only' in out
-
-
 def first_fetch(server, kernel, index):
     """Seconds for curl to fetch the vmlinux to /dev/null.  A server that
     does not serve it has an index without it (debuginfod -U without
@@ -318,59 +311,103 @@ def first_fetch(server, kernel, index):
     return elapsed
 
 
-def link(su, server, mbits, rounds):
-    """Symbols only against the full file through a rate-limited link:
-    wall time and bytes counted at the server."""
+def table_bytes(vmlinux):
+    """Bytes of .symtab and .strtab in VMLINUX (readelf)."""
+    out = subprocess.run(['readelf', '-SW', vmlinux], capture_output=True,
+                         text=True, check=True, timeout=120).stdout
+    total = 0
+    for line in out.splitlines():
+        f = line.replace('[ ', '[').split()
+        if len(f) > 5 and f[1] in ('.symtab', '.strtab'):
+            total += int(f[5], 16)
+    return total
+
+
+def link_runner(su, server, proxy, moved):
+    """A cold lookup of the kernel through PROXY: perf report of the moved
+    profile when perf can run here, else symprov find.  Returns
+    (what, case(full)): case() gives a function for interleave()."""
     k = su.kernel
-    have = symbols_only_available(su)
     cache = os.path.join(su.tmp, 'link')
+    conf = os.path.join(su.tmp, 'perfconfig-full')
+    with open(conf, 'w') as f:
+        f.write('[symprov]\n\tcontent = full\n')
+
+    def case(full, reports):
+        def run():
+            su.dir('link')
+            home = su.dir('link-home')
+            extra = {'PERF_SYMBOL_PROVIDERS': su.provider}
+            if full:
+                extra['PERF_CONFIG'] = conf
+            env = clean_env(home, extra)
+            env.update(DEBUGINFOD_URLS=proxy.url,
+                       DEBUGINFOD_CACHE_PATH=cache)
+            if moved:
+                cmd = [su.perf, 'report', '--stdio', '--sort', 'dso,sym',
+                       '-i', moved]
+            else:
+                cmd = su.symprov_find(k['build_id'],
+                                      *([] if full else ['--symbols-only']))
+            down = proxy.down_bytes
+            r = counted(server, lambda: timed(
+                cmd, env, timeout=3600, check_output=reports.append))
+            r['link_bytes'] = proxy.down_bytes - down
+            drop_dirty()
+            return r
+        return run
+    return ('cold perf report --sort dso,sym' if moved else 'symprov find',
+            case)
+
+
+def resolved(report):
+    """The kernel lines of a perf report that name a symbol."""
+    return [line for line in report.splitlines()
+            if '[k]' in line and '[k] 0x' not in line]
+
+
+def link(su, server, mbits, rounds, moved=None):
+    """Symbols only against the full file through a rate-limited link: a
+    cold perf report (symprov find without perf), wall time and bytes
+    counted at the server; the two reports must name the same symbols."""
+    tables = table_bytes(su.kernel['vmlinux'])
     for mbit in mbits:
         with ThrottleProxy(server.port, mbit) as proxy:
-            env = su.client_env(proxy.url, cache)
-
-            def case(opts):
-                def run():
-                    su.dir('link')
-                    down = proxy.down_bytes
-                    r = counted(server, lambda: timed(
-                        su.symprov_find(k['build_id'], *opts), env,
-                        timeout=3600))
-                    r['link_bytes'] = proxy.down_bytes - down
-                    drop_dirty()
-                    return r
-                return run
-
-            cases = [('full', case([]))]
-            if have:
-                cases.append(('symbols only', case(['--symbols-only'])))
-            log('%d Mbit/s link: %d round(s) of %s' % (
-                mbit, rounds, ', '.join(c[0] for c in cases)))
+            what, case = link_runner(su, server, proxy, moved)
+            reports = {'full': [], 'symbols only': []}
+            cases = [(n, case(n == 'full', reports[n])) for n in reports]
+            log('%d Mbit/s link: %d round(s) of %s, full and symbols only'
+                % (mbit, rounds, what))
             data = interleave(cases, rounds, warmup=0)
         su.results.raw['link_%d' % mbit] = data
+        if moved:
+            kept = [resolved(r) for r in reports['full'] +
+                    reports['symbols only']]
+            if not kept[0] or any(k != kept[0] for k in kept):
+                raise BenchError('%d Mbit/s link: the reports of the full '
+                                 'file and of the symbols only do not name '
+                                 'the same kernel symbols' % mbit)
         full_t = summary(column(data['full']))
         full_b = summary(column(data['full'], 'bytes'))
-        su.results.add('b', '%d Mbit/s link: full fetch (symprov find), '
-                       'wall time' % mbit, full_t, 's',
-                       detail='%.1f Mbit/s effective' % (
-                           full_b['median'] * 8 / 1e6 / full_t['median']))
-        su.results.add('b', '%d Mbit/s link: full fetch, bytes at the '
-                       'server' % mbit, full_b, 'B')
-        targets = ('>= 20x fewer bytes', '>= 10x less wall time') \
-            if mbit == 20 else (None, None)
-        if not have:
-            for what, target in zip(('bytes', 'wall time'), targets):
-                su.results.skip('b', '%d Mbit/s link: symbols only vs full, '
-                                '%s' % (mbit, what), NOT_AVAILABLE,
-                                'symprov find --symbols-only does not exist '
-                                'yet', target=target)
-            continue
         sym_t = summary(column(data['symbols only']))
         sym_b = summary(column(data['symbols only'], 'bytes'))
-        for what, v, base, unit, target, need in (
+        su.results.add('b', '%d Mbit/s link: %s, full file, wall time'
+                       % (mbit, what), full_t, 's',
+                       detail='%.1f Mbit/s effective' % (
+                           full_b['median'] * 8 / 1e6 / full_t['median']))
+        su.results.add('b', '%d Mbit/s link: full file, bytes at the '
+                       'server' % mbit, full_b, 'B')
+        su.results.add('b', '%d Mbit/s link: symbols only, bytes at the '
+                       'server vs .symtab + .strtab' % mbit, sym_b, 'B',
+                       summary([tables]), sym_b['median'] / tables,
+                       '< 1.2', verdict(sym_b['median'] < 1.2 * tables))
+        targets = ('>= 20x fewer bytes', '>= 10x less wall time') \
+            if mbit == 20 else (None, None)
+        for name, v, base, unit, target, need in (
                 ('bytes', sym_b, full_b, 'B', targets[0], 20),
                 ('wall time', sym_t, full_t, 's', targets[1], 10)):
             gain = base['median'] / v['median'] if v['median'] else 0
             su.results.add('b', '%d Mbit/s link: symbols only vs full, %s'
-                           % (mbit, what), v, unit, base, ratio(v, base),
+                           % (mbit, name), v, unit, base, ratio(v, base),
                            target, verdict(gain >= need) if target
                            else 'reported', '%.1fx less' % gain)

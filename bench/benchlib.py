@@ -25,7 +25,6 @@ from e2elib import clean_env  # noqa: E402,F401  (re-exported)
 
 MET, NOT_MET = 'met', 'not met'
 REPORTED = 'reported'
-NOT_AVAILABLE = 'not available'
 NOT_RUN = 'not run'
 UNDECIDED = 'within noise'
 
@@ -315,6 +314,7 @@ class Setup:
         self.perf = os.path.join(REPO, 'build', 'perf', 'perf')
         self.stock_perf = os.path.join(REPO, 'build', 'perf-stock', 'perf')
         self.home = self.dir('home')
+        self.moved = None  # the moved profile, once perf recorded it
 
     def dir(self, name):
         """TMP/NAME, empty."""

@@ -64,6 +64,7 @@ def with_vmlinux_server(su, parts):
                 bench_perf.skip_all(su, why)
             else:
                 orig, moved = bench_perf.record_profile(su)
+                su.moved = moved
                 report = bench_perf.perf_report(su, srv, moved, env, cached)
                 bench_perf.no_provider(su, orig, moved)
         if 'verify' in parts:
@@ -86,7 +87,7 @@ def with_deb_server(su, parts, link_mbits, link_rounds):
         if 'deb' in parts:
             bench_fetch.cold_fetch(su, srv, 'debuginfod -U')
         if 'link' in parts:
-            bench_fetch.link(su, srv, link_mbits, link_rounds)
+            bench_fetch.link(su, srv, link_mbits, link_rounds, su.moved)
         m = srv.metrics()
         su.results.notes.append(
             'debuginfod -U served %d requests from the .deb and %d from its '
