@@ -344,7 +344,9 @@ def link_runner(su, server, proxy, moved):
             env.update(DEBUGINFOD_URLS=proxy.url,
                        DEBUGINFOD_CACHE_PATH=cache)
             if moved:
-                cmd = [su.perf, 'report', '--stdio', '--sort', 'dso,sym',
+                # in a PID namespace, as bench_perf.py runs perf report
+                cmd = ['unshare', '--pid', '--fork', '--mount-proc',
+                       su.perf, 'report', '--stdio', '--sort', 'dso,sym',
                        '-i', moved]
             else:
                 cmd = su.symprov_find(k['build_id'],
@@ -381,12 +383,20 @@ def link(su, server, mbits, rounds, moved=None):
             data = interleave(cases, rounds, warmup=0)
         su.results.raw['link_%d' % mbit] = data
         if moved:
-            kept = [resolved(r) for r in reports['full'] +
-                    reports['symbols only']]
-            if not kept[0] or any(k != kept[0] for k in kept):
-                raise BenchError('%d Mbit/s link: the reports of the full '
-                                 'file and of the symbols only do not name '
-                                 'the same kernel symbols' % mbit)
+            kept = [('full', resolved(r)) for r in reports['full']] + \
+                [('symbols only', resolved(r))
+                 for r in reports['symbols only']]
+            if not kept[0][1]:
+                raise BenchError('%d Mbit/s link: no kernel symbol in the '
+                                 'report' % mbit)
+            for name, k in kept[1:]:
+                if k != kept[0][1]:
+                    diff = [a for a in k if a not in kept[0][1]] + \
+                        [b for b in kept[0][1] if b not in k]
+                    raise BenchError('%d Mbit/s link: a report of the %s '
+                                     'does not name the kernel symbols of '
+                                     'the first of the full file, e.g. %r'
+                                     % (mbit, name, diff[:2]))
         full_t = summary(column(data['full']))
         full_b = summary(column(data['full'], 'bytes'))
         sym_t = summary(column(data['symbols only']))
