@@ -98,9 +98,11 @@ static const char *symprov_elf_outside(Elf *elf, int fd)
  * Section @ndx is a string table perf can read by offset: its names must
  * end inside it, and elf_strptr() is linear in the table's size per call
  * unless its last byte is a NUL.  perf reads compressed tables as they are
- * in the file.  @names: the section name table (for the reasons).
+ * in the file.  @names: the section name table (for the reasons).  With
+ * the NUL, any offset below *@size (if not NULL) is a whole name.
  */
-static const char *symprov_strtab_damage(Elf *elf, size_t ndx, bool names)
+static const char *symprov_strtab_damage(Elf *elf, size_t ndx, bool names,
+					 size_t *size)
 {
 	Elf_Scn *scn = elf_getscn(elf, ndx);
 	GElf_Shdr shdr;
@@ -116,6 +118,8 @@ static const char *symprov_strtab_damage(Elf *elf, size_t ndx, bool names)
 	    ((const char *)data->d_buf)[data->d_size - 1] != '\0')
 		return names ? "section name table does not end with a NUL" :
 			       "string table of a symbol table does not end with a NUL";
+	if (size)
+		*size = data->d_size;
 	return NULL;
 }
 
@@ -137,7 +141,7 @@ static const char *symprov_names_damage(Elf *elf, size_t shnum,
 	    !*shstrndx || *shstrndx >= shnum ||
 	    (ehdr.e_shstrndx < shnum && ehdr.e_shstrndx != *shstrndx))
 		return "section name table index out of range";
-	why = symprov_strtab_damage(elf, *shstrndx, true);
+	why = symprov_strtab_damage(elf, *shstrndx, true, NULL);
 	if (why)
 		return why;
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -165,6 +169,33 @@ static bool symprov_perf_keeps(const GElf_Sym *sym)
 }
 
 /*
+ * Symbol @i of @data, a symbol table of ELF class @class read by libelf.
+ * gelf_getsym() costs four times as much: a vmlinux has 190,000 symbols.
+ */
+static void symprov_sym(const Elf_Data *data, int class, size_t i,
+			GElf_Sym *sym)
+{
+	const char *p = data->d_buf;
+
+	if (class == ELFCLASS64) {
+		Elf64_Sym s;
+
+		memcpy(&s, p + i * sizeof(s), sizeof(s));
+		*sym = s;
+	} else {
+		Elf32_Sym s;
+
+		memcpy(&s, p + i * sizeof(s), sizeof(s));
+		sym->st_name = s.st_name;
+		sym->st_value = s.st_value;
+		sym->st_size = s.st_size;
+		sym->st_info = s.st_info;
+		sym->st_other = s.st_other;
+		sym->st_shndx = s.st_shndx;
+	}
+}
+
+/*
  * The .opd section perf reads function descriptors from: index and header,
  * or 0 when there is none (perf uses the first one called .opd, if
  * SHT_PROGBITS).
@@ -183,9 +214,10 @@ static const char *symprov_symtab_damage(Elf *elf, Elf_Scn *scn,
 					 size_t opd, const GElf_Shdr *opd_shdr)
 {
 	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	int class = gelf_getclass(elf);
+	size_t i, nsyms, strsz;
 	const char *why;
 	Elf_Data *data;
-	size_t i, nsyms;
 
 	/* perf divides by sh_entsize, and walks sh_size / sh_entsize */
 	if (shdr->sh_entsize != entsize || shdr->sh_size % entsize)
@@ -198,19 +230,19 @@ static const char *symprov_symtab_damage(Elf *elf, Elf_Scn *scn,
 		return NULL; /* perf reads no name */
 	if (!shdr->sh_link || shdr->sh_link >= shnum)
 		return "symbol table's string table index out of range";
-	why = symprov_strtab_damage(elf, shdr->sh_link, false);
+	why = symprov_strtab_damage(elf, shdr->sh_link, false, &strsz);
 	if (why)
 		return why;
+	/* in memory, a symbol is of its class's size (entsize, checked) */
 	data = elf_getdata(scn, NULL);
-	if (!data || data->d_size != shdr->sh_size)
+	if (!data || data->d_type != ELF_T_SYM || data->d_size != shdr->sh_size)
 		return "symbol table cannot be read";
 	nsyms = shdr->sh_size / entsize;
 	for (i = 0; i < nsyms; i++) {
 		GElf_Sym sym;
 
-		if (!gelf_getsym(data, (int)i, &sym))
-			return "symbol table cannot be read";
-		if (!elf_strptr(elf, shdr->sh_link, sym.st_name))
+		symprov_sym(data, class, i, &sym);
+		if (sym.st_name >= strsz)
 			return "symbol name outside its string table";
 		/* an offset perf truncates to 32 bits; it reads 8 bytes */
 		if (opd && sym.st_shndx == opd && symprov_perf_keeps(&sym) &&

@@ -64,7 +64,17 @@ $(B)/tests/test_symprov_verify: $(call obj,tests/unit/test_symprov_verify.c lib/
 TEST_VERIFY_BUILD_ID := 0123456789abcdef0123456789abcdef01234567
 $(B)/tests/test_symprov_verify: EXTRA_LDFLAGS := -Wl,--build-id=0x$(TEST_VERIFY_BUILD_ID)
 $(call obj,tests/unit/test_symprov_verify.c): \
-	ALL_CPPFLAGS += -DTEST_BUILD_ID='"$(TEST_VERIFY_BUILD_ID)"'
+	ALL_CPPFLAGS += -DTEST_BUILD_ID='"$(TEST_VERIFY_BUILD_ID)"' \
+		-DTEST_ELF32='"$(abspath $(B))/tests/elf32.elf"' \
+		-DTEST_ELF32_BUILD_ID='"$(TEST_ELF32_BUILD_ID)"'
+# ... and an i386 file, for the symbol tables of ELF class 32.
+TEST_ELF32_BUILD_ID := 3232323232323232323232323232323232323232
+$(B)/tests/test_symprov_verify: $(B)/tests/elf32.elf
+$(B)/tests/elf32.elf:
+	@mkdir -p $(dir $@)
+	printf '.globl f\n.type f,@function\nf: ret\n.size f,1\n' | \
+		as --32 -o $@.o -
+	ld -m elf_i386 --build-id=0x$(TEST_ELF32_BUILD_ID) -e f -o $@ $@.o
 
 # test_buildiddir looks for itself in trees, by its known build ID.
 TEST_BDD_BUILD_ID := 0b1dd1d0000000000000000000000000000000b1

@@ -58,21 +58,23 @@ struct chk_probe {
 
 static const struct chk_probe chk_probes[] = {
 	{ "kernel, a build ID that cannot exist", SYMPROV_KIND_KERNEL,
-	  CHK_PLAIN },
+	  CHK_PLAIN, SYMPROV_CONTENT_FULL },
 	{ "kernel module, a build ID that cannot exist",
-	  SYMPROV_KIND_KERNEL_MODULE, CHK_PLAIN },
+	  SYMPROV_KIND_KERNEL_MODULE, CHK_PLAIN, SYMPROV_CONTENT_FULL },
 	{ "debuginfo, a build ID that cannot exist", SYMPROV_KIND_DEBUGINFO,
-	  CHK_PLAIN },
+	  CHK_PLAIN, SYMPROV_CONTENT_FULL },
 	{ "executable, a build ID that cannot exist", SYMPROV_KIND_EXECUTABLE,
-	  CHK_PLAIN },
+	  CHK_PLAIN, SYMPROV_CONTENT_FULL },
 	{ "kernel symbols only, a build ID that cannot exist",
 	  SYMPROV_KIND_KERNEL, CHK_PLAIN, SYMPROV_CONTENT_SYMBOLS },
-	{ "malformed: kind 0, which no ABI defines", 0, CHK_PLAIN },
-	{ "malformed: kind 99, unknown to this ABI", 99, CHK_PLAIN },
+	{ "malformed: kind 0, which no ABI defines", 0, CHK_PLAIN,
+	  SYMPROV_CONTENT_FULL },
+	{ "malformed: kind 99, unknown to this ABI", 99, CHK_PLAIN,
+	  SYMPROV_CONTENT_FULL },
 	{ "a shorter request, as an ABI 1.0 host sends", SYMPROV_KIND_KERNEL,
-	  CHK_OLDER },
+	  CHK_OLDER, SYMPROV_CONTENT_FULL },
 	{ "malformed: a request with a field this ABI does not know",
-	  SYMPROV_KIND_KERNEL, CHK_NEWER },
+	  SYMPROV_KIND_KERNEL, CHK_NEWER, SYMPROV_CONTENT_FULL },
 };
 
 /* What one probe gave, parsed from its child's report. */
