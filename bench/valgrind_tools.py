@@ -36,6 +36,20 @@ def callgrind_functions(out):
     return fns
 
 
+def callgrind_inclusive(out, fn):
+    """Instructions in FN and what it calls, in every object, of OUT."""
+    text = subprocess.run(['callgrind_annotate', '--auto=no',
+                           '--inclusive=yes', '--threshold=100', out],
+                          capture_output=True, text=True, check=True,
+                          timeout=600).stdout
+    total = 0
+    for line in text.splitlines():
+        m = re.match(r'\s*([\d,]+) \([ \d.]+%\)  (\S.*) \[', line)
+        if m and m.group(2).rpartition(':')[2] == fn:
+            total += int(m.group(1).replace(',', ''))
+    return total
+
+
 def by_function(out, binary):
     """{'function [object]': instructions} of OUT, BINARY named 'perf';
     without source file names, which debug information may not give."""
