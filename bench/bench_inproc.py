@@ -8,8 +8,7 @@ import subprocess
 
 from bench_fetch import file_check, run_lookup
 from benchlib import BenchError, summary, verdict
-from valgrind_tools import (callgrind_inclusive, callgrind_ir, massif_peak,
-                            memcheck_in_use)
+from valgrind_tools import callgrind_ir, massif_peak, memcheck_in_use
 
 LOOKUPS_PER_ROUND = 1000
 
@@ -55,12 +54,13 @@ def warm_lookup(su, env, path):
                    's', detail='one process a round')
     # Where a session's time goes, repeatably: instructions per lookup,
     # and of them the checks of the file, the provider's and the loader's.
-    outs = [os.path.join(su.tmp, 'callgrind.lookup.%d' % n) for n in (1, 101)]
-    irs = [callgrind_ir([su.bench_lookup, '-r', '1', '-n', str(n), '-m',
-                         'session', su.provider, k['build_id'], path], env,
-                        out) for n, out in zip((1, 101), outs)]
-    checks = [callgrind_inclusive(out, 'symprov_verify_build_id')
-              for out in outs]
+    def lookups(n, only=None):
+        return callgrind_ir([su.bench_lookup, '-r', '1', '-n', str(n), '-m',
+                             'session', su.provider, k['build_id'], path],
+                            env, os.path.join(su.tmp, 'callgrind.lookup.%d'
+                                              % n), only=only)
+    irs = [lookups(n) for n in (1, 101)]
+    checks = [lookups(n, 'symprov_verify_build_id') for n in (1, 101)]
     su.results.raw['warm_lookup_ir'] = irs
     su.results.raw['warm_lookup_check_ir'] = checks
     per = (irs[1] - irs[0]) // 100

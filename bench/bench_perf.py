@@ -12,8 +12,7 @@ from bench_fetch import served
 from benchlib import (NOT_RUN, REPO, BenchError, clean_env, column, log,
                       interleave, paired_ratio, summary, timed, verdict,
                       verdict_at_most)
-from valgrind_tools import (by_function, callgrind_inclusive, callgrind_ir,
-                            largest_change)
+from valgrind_tools import by_function, callgrind_ir, largest_change
 
 E2E = os.path.join(REPO, 'tests', 'e2e')
 REPORT = ['report', '--stdio', '--sort', 'dso,sym']
@@ -118,9 +117,9 @@ def perf_report(su, server, moved, warm_env, cached):
     r = ir['provider'] / ir['--vmlinux']
     su.results.add('5', 'the same: instructions (callgrind)', ir['provider'],
                    '', ir['--vmlinux'], r, '<= 1.02', verdict(r <= 1.02))
-    check = callgrind_inclusive(os.path.join(su.tmp, 'callgrind.report.'
-                                             'provider'),
-                                'symprov_verify_build_id')
+    check = callgrind_ir([su.perf] + REPORT + ['-i', moved], prov,
+                         os.path.join(su.tmp, 'callgrind.report.checks'),
+                         ALONE, only='symprov_verify_build_id')
     su.results.add('5', 'of which the checks of the file (perf\'s loader and '
                    'the provider, symprov_verify_build_id)', check, '',
                    ir['provider'], check / ir['provider'])

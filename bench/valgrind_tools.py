@@ -9,11 +9,14 @@ import subprocess
 from benchlib import BenchError
 
 
-def callgrind_ir(cmd, env, out, wrapper=()):
+def callgrind_ir(cmd, env, out, wrapper=(), only=None):
     """Instructions executed by CMD, counted by callgrind into OUT;
-    WRAPPER runs valgrind."""
+    WRAPPER runs valgrind.  ONLY: those in the function of that name and
+    what it calls, every copy of it (a host's and a provider's)."""
+    opts = ['--toggle-collect=' + only] if only else []
     subprocess.run(list(wrapper) + ['valgrind', '--tool=callgrind',
-                                    '--callgrind-out-file=' + out] + cmd,
+                                    '--callgrind-out-file=' + out] + opts +
+                   cmd,
                    env=env, check=True, timeout=3600,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with open(out) as f:
@@ -34,20 +37,6 @@ def callgrind_functions(out):
         if m and m.group(2) != 'PROGRAM TOTALS':
             fns[m.group(2)] = int(m.group(1).replace(',', ''))
     return fns
-
-
-def callgrind_inclusive(out, fn):
-    """Instructions in FN and what it calls, in every object, of OUT."""
-    text = subprocess.run(['callgrind_annotate', '--auto=no',
-                           '--inclusive=yes', '--threshold=100', out],
-                          capture_output=True, text=True, check=True,
-                          timeout=600).stdout
-    total = 0
-    for line in text.splitlines():
-        m = re.match(r'\s*([\d,]+) \([ \d.]+%\)  (\S.*) \[', line)
-        if m and m.group(2).rpartition(':')[2] == fn:
-            total += int(m.group(1).replace(',', ''))
-    return total
 
 
 def by_function(out, binary):
