@@ -169,8 +169,10 @@ static bool symprov_perf_keeps(const GElf_Sym *sym)
 }
 
 /*
- * Symbol @i of @data, a symbol table of ELF class @class read by libelf.
- * gelf_getsym() costs four times as much: a vmlinux has 190,000 symbols.
+ * Symbol @i of @data, a symbol table of ELF class @class read by libelf,
+ * in memory as that class's symbols (their size is the entsize checked).
+ * A vmlinux has 190,000 symbols: gelf_getsym() and elf_strptr() on each
+ * were five times the cost of the whole check.
  */
 static void symprov_sym(const Elf_Data *data, int class, size_t i,
 			GElf_Sym *sym)
@@ -233,19 +235,23 @@ static const char *symprov_symtab_damage(Elf *elf, Elf_Scn *scn,
 	why = symprov_strtab_damage(elf, shdr->sh_link, false, &strsz);
 	if (why)
 		return why;
-	/* in memory, a symbol is of its class's size (entsize, checked) */
 	data = elf_getdata(scn, NULL);
 	if (!data || data->d_type != ELF_T_SYM || data->d_size != shdr->sh_size)
 		return "symbol table cannot be read";
 	nsyms = shdr->sh_size / entsize;
 	for (i = 0; i < nsyms; i++) {
+		const char *p = (const char *)data->d_buf + i * entsize;
+		uint32_t name; /* st_name leads a symbol of either class */
 		GElf_Sym sym;
 
-		symprov_sym(data, class, i, &sym);
-		if (sym.st_name >= strsz)
+		memcpy(&name, p, sizeof(name));
+		if (name >= strsz)
 			return "symbol name outside its string table";
+		if (!opd)
+			continue;
 		/* an offset perf truncates to 32 bits; it reads 8 bytes */
-		if (opd && sym.st_shndx == opd && symprov_perf_keeps(&sym) &&
+		symprov_sym(data, class, i, &sym);
+		if (sym.st_shndx == opd && symprov_perf_keeps(&sym) &&
 		    (uint64_t)(uint32_t)(sym.st_value - opd_shdr->sh_addr) + 8 >
 			    opd_shdr->sh_size)
 			return "symbol outside its function descriptor section";
