@@ -3,10 +3,11 @@
 for the same binary and input, whatever else the machine does), heap by
 massif and memcheck.
 """
+import os
 import re
 import subprocess
 
-from benchlib import BenchError
+from benchlib import REPO, BenchError
 
 
 def callgrind_ir(cmd, env, out, wrapper=(), only=None):
@@ -55,7 +56,9 @@ def by_function(out, binary):
 def largest_change(a, b):
     """The function whose instructions differ most from A to B."""
     fn = max(set(a) | set(b), key=lambda f: abs(b.get(f, 0) - a.get(f, 0)))
-    return '%s %+d' % (fn.split(':')[-1], b.get(fn, 0) - a.get(fn, 0))
+    # the tree's own objects by their paths in it
+    return '%s %+d' % (fn.split(':')[-1].replace(REPO + os.sep, ''),
+                       b.get(fn, 0) - a.get(fn, 0))
 
 
 def massif_peak(cmd, env, out):
