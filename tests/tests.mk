@@ -22,6 +22,7 @@ TP_VARIANTS := \
 	print:-DTP_PRINT \
 	exit:-DTP_EXIT \
 	hang:-DTP_HANG \
+	chatty:-DTP_CHATTY \
 	perfsym:-DTP_NAME='"sym"'+-DTP_KEY_PREFIX='"symprov.test"'
 TP_NAMES := $(foreach v,$(TP_VARIANTS),$(firstword $(subst :, ,$(v))))
 TP_LIBS := $(patsubst %,$(TP_DIR)/libtp_%.so,$(TP_NAMES))

@@ -117,13 +117,26 @@ static void chk_say(struct chk *c, enum chk_verdict v, const char *what,
 	putchar('\n');
 }
 
-/* The child's log: one line each, "L<level>\t<provider or ->\t<msg>". */
+/* Where the child reports, and how much of the log (as chk_load_log()). */
+struct chk_child_out {
+	FILE *file;
+	int verbose;
+};
+
+/*
+ * The child's log: one line each, "L<level>\t<provider or ->\t<msg>".
+ * Warnings are judged; the rest is for -v only, and would crowd out the
+ * answer, which comes last.
+ */
 static void chk_child_log(void *data, int level, const char *provider,
 			  const char *msg)
 {
-	FILE *out = data;
+	const struct chk_child_out *child = data;
+	FILE *out = child->file;
 	const char *p;
 
+	if (level > SYMPROV_LOG_WARN + child->verbose)
+		return;
 	fprintf(out, "L%d\t%s\t", level, provider ?: "-");
 	for (p = msg; *p; p++)
 		fputc(*p == '\n' ? ' ' : *p, out);
@@ -161,9 +174,10 @@ static struct symprov_request *chk_request(const struct chk_probe *p,
 /* In the child: load, ask once, report on @out, never return. */
 static void chk_child(const struct chk *c, const struct chk_probe *p, FILE *out)
 {
+	struct chk_child_out child = { .file = out, .verbose = c->verbose };
 	struct symprov_loader_host host = {
 		.name = "symprov",
-		.data = out,
+		.data = &child,
 		.log = chk_child_log,
 	};
 	size_t page_size = (size_t)sysconf(_SC_PAGESIZE);
@@ -240,6 +254,7 @@ static int chk_run(struct chk *c, const struct chk_probe *p,
 		   struct chk_result *r, char *why, size_t why_size)
 {
 	struct timespec deadline;
+	char drop[4096];
 	size_t len = 0;
 	int fds[2], ws = 0, ret = -1;
 	bool timed_out = false;
@@ -282,14 +297,21 @@ static int chk_run(struct chk *c, const struct chk_probe *p,
 			kill(pid, SIGKILL);
 			break;
 		}
-		n = read(fds[0], r->report + len, sizeof(r->report) - 1 - len);
+		/*
+		 * Past the report's room, read on and drop: a child whose pipe
+		 * is full or closed would hang or die of SIGPIPE, not answer.
+		 */
+		if (len < sizeof(r->report) - 1)
+			n = read(fds[0], r->report + len,
+				 sizeof(r->report) - 1 - len);
+		else
+			n = read(fds[0], drop, sizeof(drop));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		len += (size_t)n;
-		if (len == sizeof(r->report) - 1)
-			break;
+		if (len < sizeof(r->report) - 1)
+			len += (size_t)n;
 	}
 	close(fds[0]);
 	waitpid(pid, &ws, 0);

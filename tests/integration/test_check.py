@@ -118,6 +118,10 @@ class CheckTest(unittest.TestCase):
         # each hung child was killed: nothing is left to wait for
         self.assertLess(time.monotonic() - start, 60)
 
+    def test_chatty_provider_conforms(self):
+        # more log than the report keeps: read on, not a broken pipe
+        self.assert_conforms(check(tp('chatty')), warnings=3)
+
     def test_bad_input(self):
         for args, why in ((['a.so:b.so'], "without ':'"),
                           ([], 'one provider'),

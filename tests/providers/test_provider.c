@@ -88,7 +88,7 @@ static int tp_find(void *state, const struct symprov_request *req,
 		     req->kind, asked);
 	if (serves && (uint32_t)atoi(serves) != asked)
 		return SYMPROV_NOT_FOUND;
-	/* the mistakes "symprov check" must catch */
+		/* the mistakes "symprov check" must catch */
 #ifdef TP_READ_PAST /* reads content without SYMPROV_HAS() */
 	if (req->content > SYMPROV_CONTENT_SYMBOLS)
 		return SYMPROV_UNAVAILABLE;
@@ -101,6 +101,11 @@ static int tp_find(void *state, const struct symprov_request *req,
 #endif
 #ifdef TP_HANG
 	pause();
+#endif
+#ifdef TP_CHATTY /* logs 64 KiB, more than symprov check keeps */
+	for (int i = 0; i < 1024; i++)
+		tp_host->log(tp_host->data, SYMPROV_LOG_DEBUG, "%d: %058d", i,
+			     0);
 #endif
 #ifdef TP_PATH
 	if (!path)
