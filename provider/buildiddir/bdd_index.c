@@ -61,7 +61,8 @@ static int bdd_index_file(struct bdd_scan *scan, char *path)
 {
 	struct bdd_index *idx = scan->idx;
 	struct bdd_kernel k = { .path = path };
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC),
+	    err = 0;
 	struct stat st;
 
 	if (fd < 0) {

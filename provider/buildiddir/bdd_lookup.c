@@ -113,7 +113,7 @@ static int bdd_try(const struct bdd_state *st,
 		}
 		goto out;
 	}
-	fd = open(real, O_RDONLY | O_CLOEXEC);
+	fd = open(real, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
 	} else if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
