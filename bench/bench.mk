@@ -20,8 +20,7 @@ BENCH_PACKAGES := libarchive-tools curl strace
 # downloads Debian's kernel debug package once, outside the tree.
 bench:
 	@bash scripts/install-deps.sh --for 'make bench' all $(BENCH_PACKAGES)
-	$(MAKE) all $(BENCH_BINS) $(B)/tests/concurrent_find
-	bash scripts/build-perf.sh
+	$(MAKE) all perf $(BENCH_BINS) $(B)/tests/concurrent_find
 	bash scripts/build-perf.sh -o build/perf-stock -a none
 	$(PYTHON) bench/run_bench.py --build $(B) $(BENCH_ARGS)
 

@@ -15,6 +15,7 @@ from benchlib import (BenchError, clean_env, column, drop_dirty,
                       interleave, log, paired_ratio, summary, timed,
                       verdict, verdict_at_most)
 from debuginfod_server import metric, response_counts
+from elf_fixtures import read_sections
 from throttle_proxy import ThrottleProxy
 from valgrind_tools import by_function, callgrind_ir, largest_change
 
@@ -312,15 +313,9 @@ def first_fetch(server, kernel, index):
 
 
 def table_bytes(vmlinux):
-    """Bytes of .symtab and .strtab in VMLINUX (readelf)."""
-    out = subprocess.run(['readelf', '-SW', vmlinux], capture_output=True,
-                         text=True, check=True, timeout=120).stdout
-    total = 0
-    for line in out.splitlines():
-        f = line.replace('[ ', '[').split()
-        if len(f) > 5 and f[1] in ('.symtab', '.strtab'):
-            total += int(f[5], 16)
-    return total
+    """Bytes of .symtab and .strtab in VMLINUX."""
+    secs = read_sections(vmlinux)
+    return sum(secs[name][4] for name in ('.symtab', '.strtab'))
 
 
 def link_runner(su, server, proxy, moved):

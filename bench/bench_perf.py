@@ -23,7 +23,7 @@ REPORT = ['report', '--stdio', '--sort', 'dso,sym']
 ALONE = ['unshare', '--pid', '--fork', '--mount-proc']
 
 
-def can_run(su, perfs):
+def can_run(perfs):
     """None, or why perf cannot be measured here."""
     if os.geteuid() != 0:
         return 'needs root (perf record -a)'

@@ -58,7 +58,7 @@ def with_vmlinux_server(su, parts):
             bench_fetch.coalescing(su, srv, max(3, su.rounds // 2))
         report = None
         if 'perf' in parts:
-            why = bench_perf.can_run(su, (su.perf, su.stock_perf))
+            why = bench_perf.can_run((su.perf, su.stock_perf))
             if why:
                 log('perf benchmarks CANNOT RUN: ' + why)
                 bench_perf.skip_all(su, why)

@@ -52,7 +52,6 @@ class ThrottleProxy:
         self.idle = idle
         self.deadline = time.monotonic() + max_seconds
         self.down_bytes = 0
-        self.connections = 0
         self.count_lock = threading.Lock()
         self.stopping = threading.Event()
         self.sock = None
@@ -91,8 +90,6 @@ class ThrottleProxy:
             except OSError:
                 client.close()
                 continue
-            with self.count_lock:
-                self.connections += 1
             for s in (client, server):
                 s.settimeout(self.idle)
             # The last time either way moved a byte: a request waits

@@ -13,7 +13,8 @@
 #     DEBUGINFOD_URLS and PERF_SYMBOL_PROVIDERS=libdebuginfodprov.so
 #     (symbols), both with an empty HOME and a fresh debuginfod cache.
 #     The bare name is found as README.md says for an installed provider
-#     (`make install` puts it in $(LIBDIR), where dlopen() looks): here
+#     (`make install` puts it in $(LIBDIR)/symprov, where the loader
+#     looks): here
 #     through LD_LIBRARY_PATH=build/lib
 #
 # Environment:
