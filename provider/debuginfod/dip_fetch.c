@@ -48,6 +48,17 @@ static int dip_progressfn(debuginfod_client *client, long done, long total)
 	int action;
 
 	/*
+	 * debuginfod_find_section() of 0.188 downloads the whole debuginfo
+	 * when a server answers 503 (no section support): the caller decides
+	 * that, verified and said, not this query, whatever its size: a
+	 * section's bound is not the file's.
+	 */
+	if (q->target->section && q->vfd >= 0 &&
+	    dip_miss_log_says_whole_file(q->vfd)) {
+		q->whole = true;
+		return 1;
+	}
+	/*
 	 * libdebuginfod checks DEBUGINFOD_MAXSIZE against Content-Length
 	 * only; without one, count the bytes.  (Before a server sends, @done
 	 * counts loops, far under any sensible size.)
@@ -59,16 +70,6 @@ static int dip_progressfn(debuginfod_client *client, long done, long total)
 	if (q->target->max &&
 	    (total > q->target->max || done > q->target->max)) {
 		q->limit = EFBIG;
-		return 1;
-	}
-	/*
-	 * debuginfod_find_section() of 0.188 downloads the whole debuginfo
-	 * when a server answers 503 (no section support): the caller decides
-	 * that, verified and said, not this query.
-	 */
-	if (q->target->section && q->vfd >= 0 &&
-	    dip_miss_log_says_whole_file(q->vfd)) {
-		q->whole = true;
 		return 1;
 	}
 	if (!q->host->progress)
@@ -168,8 +169,7 @@ int dip_fetch_target(struct dip_client_pool *pool,
 	 * file in the cache asks no server: writing the log would be a
 	 * quarter of the lookup, and a miss now would be no 404 to trust.
 	 */
-	cached = !(env && *env) &&
-		 dip_cache_landing(hex, t->what) == 2;
+	cached = !(env && *env) && dip_cache_landing(hex, t->what) == 2;
 	if (!cached)
 		vfd = memfd_create("dip-verbose", MFD_CLOEXEC);
 	if (vfd >= 0)
@@ -268,8 +268,8 @@ int dip_fetch_target(struct dip_client_pool *pool,
 		/* no URL: libdebuginfod found it in its cache */
 		dip_log(host, SYMPROV_LOG_WARN,
 			"build ID %s: %s from %s rejected: %s; removed from the cache",
-			hex, t->what,
-			*server ? server : "the client cache", why);
+			hex, t->what, *server ? server : "the client cache",
+			why);
 		/* Served from the cache next time otherwise. */
 		if (file)
 			unlink(file);
