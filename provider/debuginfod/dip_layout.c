@@ -572,13 +572,6 @@ out_of_step:
 	return -EINVAL;
 }
 
-static int dip_slot_cmp(const void *a, const void *b)
-{
-	const struct dip_str *x = a, *y = b;
-
-	return strcmp(x->s, y->s);
-}
-
 /* Names unique, start symbols at the address of their section. */
 static int dip_check_names(struct dip_work *w)
 {
@@ -591,7 +584,7 @@ static int dip_check_names(struct dip_work *w)
 	for (i = 1; i < w->nr_slots; i++)
 		by_name[n++] =
 			(struct dip_str){ .s = w->name[i], .off = (uint32_t)i };
-	qsort(by_name, n, sizeof(*by_name), dip_slot_cmp);
+	qsort(by_name, n, sizeof(*by_name), dip_str_cmp);
 	for (i = 1; i < n; i++) {
 		if (!strcmp(by_name[i - 1].s, by_name[i].s)) {
 			w->why = "two of its sections have the same name";
@@ -602,7 +595,7 @@ static int dip_check_names(struct dip_work *w)
 	for (i = 0; i < w->nr_markers; i++) {
 		struct dip_str key = { .s = w->markers[i].section };
 		const struct dip_str *s =
-			bsearch(&key, by_name, n, sizeof(key), dip_slot_cmp);
+			bsearch(&key, by_name, n, sizeof(key), dip_str_cmp);
 
 		if (s && (!w->has_sym[s->off] ||
 			  w->addr[s->off] != w->markers[i].addr)) {
