@@ -399,19 +399,23 @@ static bool symprov_note_build_id(Elf_Data *data, const void **id, size_t *len)
  * The build ID of @elf, a file of @size bytes, as libdw's
  * dwelf_elf_gnu_build_id() finds it, with libelf alone (perf needs no
  * libdw): the first GNU build ID note of the SHT_NOTE sections or, in a
- * file without sections, of the PT_NOTE segments.  libelf copies the notes
- * of a file of the other byte order: those read may add up to the file's
- * size, which notes that do not overlap never pass, so that a file naming
- * the same large range again and again cannot make it allocate without
- * limit.  Returns its length, 0 when there is none.
+ * file without sections, of the PT_NOTE segments; *@len is its length, 0
+ * when there is none.  libelf copies the notes of a file of the other byte
+ * order: those read may add up to the file's size, which notes that do not
+ * overlap never pass, so that a file naming the same large range again and
+ * again cannot make it allocate without limit.  Past that bound the notes
+ * left unread could hold a build ID libdw would find: -1, the file is
+ * refused rather than said to have none.
  */
-static size_t symprov_elf_build_id(Elf *elf, uint64_t size, const void **id)
+static int symprov_elf_build_id(Elf *elf, uint64_t size, const void **id,
+				size_t *len)
 {
 	Elf_Scn *scn = elf_nextscn(elf, NULL);
 	uint64_t left = size;
-	size_t i, phnum, len = 0;
+	size_t i, phnum;
 	bool found = false;
 
+	*len = 0;
 	for (; scn && !found; scn = elf_nextscn(elf, scn)) {
 		GElf_Shdr shdr;
 
@@ -420,12 +424,12 @@ static size_t symprov_elf_build_id(Elf *elf, uint64_t size, const void **id)
 		    !symprov_inside(shdr.sh_offset, shdr.sh_size, size))
 			continue;
 		if (shdr.sh_size > left)
-			break;
+			return -1;
 		left -= shdr.sh_size;
-		found = symprov_note_build_id(elf_getdata(scn, NULL), id, &len);
+		found = symprov_note_build_id(elf_getdata(scn, NULL), id, len);
 	}
 	if (elf_nextscn(elf, NULL) || elf_getphdrnum(elf, &phnum))
-		return found ? len : 0;
+		return 0;
 	for (i = 0; i < phnum && !found; i++) {
 		GElf_Phdr phdr;
 		Elf_Data *data;
@@ -435,14 +439,14 @@ static size_t symprov_elf_build_id(Elf *elf, uint64_t size, const void **id)
 		    !symprov_inside(phdr.p_offset, phdr.p_filesz, size))
 			continue;
 		if (phdr.p_filesz > left)
-			break;
+			return -1;
 		left -= phdr.p_filesz;
 		data = elf_getdata_rawchunk(
 			elf, (int64_t)phdr.p_offset, phdr.p_filesz,
 			phdr.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-		found = symprov_note_build_id(data, id, &len);
+		found = symprov_note_build_id(data, id, len);
 	}
-	return found ? len : 0;
+	return 0;
 }
 
 /*
@@ -466,7 +470,11 @@ static Elf *symprov_elf_open(int fd, const void **id, size_t *len,
 		*why = "not an ELF file";
 		return NULL;
 	}
-	*len = symprov_elf_build_id(elf, (uint64_t)st.st_size, id);
+	if (symprov_elf_build_id(elf, (uint64_t)st.st_size, id, len)) {
+		elf_end(elf);
+		*why = "note sections overlap";
+		return NULL;
+	}
 	return elf;
 }
 

@@ -67,7 +67,8 @@ $(B)/tests/test_symprov_verify: EXTRA_LDFLAGS := -Wl,--build-id=0x$(TEST_VERIFY_
 $(call obj,tests/unit/test_symprov_verify.c): \
 	ALL_CPPFLAGS += -DTEST_BUILD_ID='"$(TEST_VERIFY_BUILD_ID)"' \
 		-DTEST_ELF32='"$(abspath $(B))/tests/elf32.elf"' \
-		-DTEST_ELF32_BUILD_ID='"$(TEST_ELF32_BUILD_ID)"'
+		-DTEST_ELF32_BUILD_ID='"$(TEST_ELF32_BUILD_ID)"' \
+		-DTEST_FUZZ_OVERLAP='"$(abspath tests/fuzz/corpus/fuzz_verify/note-sections-overlap)"'
 # ... and an i386 file, for the symbol tables of ELF class 32.
 TEST_ELF32_BUILD_ID := 3232323232323232323232323232323232323232
 $(B)/tests/test_symprov_verify: $(B)/tests/elf32.elf
@@ -168,13 +169,18 @@ check-all: test check-privilege lint check-valgrind check-fuzz check-perf-glue \
 .PHONY: check-all test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint check-hostile
 
 
-# libFuzzer targets (clang): a short bounded run in check, longer by
-# `make fuzz` (FUZZ_SECONDS each).
+# libFuzzer targets (clang).  check-fuzz replays the regression corpus in
+# the tree (tests/fuzz/corpus/NAME/: every input that ever failed), then
+# makes a repeatable run: a fixed seed, FUZZ_CHECK_RUNS runs at most
+# FUZZ_CHECK_SECONDS each.  `make fuzz` explores: fresh seeds, FUZZ_SECONDS
+# each.  A failing input stays in build/fuzz/artifacts/ and is printed in
+# the log (tests/run_fuzz.py).
 FUZZ_CC ?= clang
 FUZZ_TARGETS := fuzz_list fuzz_buildid fuzz_symbols
 FUZZ_BINS := $(patsubst %,build/fuzz/%,$(FUZZ_TARGETS))
 FUZZ_SECONDS ?= 300
-FUZZ_CHECK_SECONDS ?= 15
+FUZZ_CHECK_SECONDS ?= 60
+FUZZ_CHECK_RUNS ?= 200000
 
 build/fuzz/fuzz_list: tests/fuzz/fuzz_list.c lib/symprov_list.c
 build/fuzz/fuzz_buildid: tests/fuzz/fuzz_buildid.c lib/symprov_buildid.c
@@ -182,7 +188,7 @@ build/fuzz/fuzz_symbols: tests/fuzz/fuzz_symbols.c \
 	provider/debuginfod/dip_symfile.c provider/debuginfod/dip_layout.c \
 	lib/symprov_verify.c
 build/fuzz/fuzz_symbols: FUZZ_LIBS := -lelf
-$(FUZZ_BINS):
+$(FUZZ_BINS) build/fuzz/fuzz_fail:
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -g -O1 -Iinclude -Ilib -Iprovider/debuginfod \
 		-fsanitize=fuzzer,address,undefined -o $@ $^ $(FUZZ_LIBS)
@@ -213,18 +219,23 @@ build/fuzz/fuzz_verify.corpus/seed%: tests/fuzz/seed.c
 	$(CC) -O1 $(FUZZ_SEED_$*) -o $@ $<
 FUZZ_BINS += build/fuzz/fuzz_verify
 
-check-fuzz: $(FUZZ_BINS) $(FUZZ_SEEDS)
-	@$(PYTHON) tests/run_fuzz.py $(FUZZ_CHECK_SECONDS) $(FUZZ_BINS)
+# The runner's own test: a target that fails on purpose.
+build/fuzz/fuzz_fail: tests/fuzz/fuzz_fail.c
+
+check-fuzz: $(FUZZ_BINS) $(FUZZ_SEEDS) build/fuzz/fuzz_fail
+	@$(PYTHON) tests/fuzz/test_run_fuzz.py build/fuzz/fuzz_fail
+	@$(PYTHON) tests/run_fuzz.py --runs $(FUZZ_CHECK_RUNS) \
+		$(FUZZ_CHECK_SECONDS) $(FUZZ_BINS)
 
 # perf report on mutants of a vmlinux the check accepts (root); `make
 # fuzz` also mutates the vmlinux files in FUZZ_VMLINUX.
 FUZZ_PERF_CHECK_SECONDS ?= 60
 check-fuzz-perf: all perf $(B)/tests/verify_elf
-	@$(PYTHON) tests/fuzz/fuzz_perf.py --build $(B) \
+	@$(PYTHON) tests/fuzz/fuzz_perf.py --build $(B) --seed 1 \
 		--seconds $(FUZZ_PERF_CHECK_SECONDS)
 
 fuzz: $(FUZZ_BINS) $(FUZZ_SEEDS) all perf $(B)/tests/verify_elf
-	@$(PYTHON) tests/run_fuzz.py $(FUZZ_SECONDS) $(FUZZ_BINS)
+	@$(PYTHON) tests/run_fuzz.py --explore $(FUZZ_SECONDS) $(FUZZ_BINS)
 	@$(PYTHON) tests/fuzz/fuzz_perf.py --build $(B) --seconds $(FUZZ_SECONDS) \
 		$(addprefix --base ,$(FUZZ_VMLINUX))
 

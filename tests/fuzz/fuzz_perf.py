@@ -15,8 +15,8 @@ the ELF header, of a section header, of a symbol or of a note, or the last
 byte of a string table), runs the check symprov runs on every fetched
 file (B/tests/verify_elf) and, when it accepts the mutant, `perf report
 --stdio --vmlinux=MUTANT` on the profile.  perf ending on a signal, or
-running past its timeout, is a gap in the check: the mutant is kept in the
-work directory and the run fails.  --all runs perf on the rejected mutants
+running past its timeout, is a gap in the check: the mutant is kept in
+build/fuzz/perf-gaps/ with the mutation that made it, and the run fails.  --all runs perf on the rejected mutants
 too, to count how many of those would have crashed it.  A base over 64
 MiB is mutated as its symbols-only copy (objcopy --only-keep-debug without
 .debug_*).
@@ -49,6 +49,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 PERF_TIMEOUT = 60
 BASE_MAX = 64 << 20
 NAME = 'fuzz-perf'
+GAPS = os.path.join(REPO, 'build', 'fuzz', 'perf-gaps')
 
 
 def say(msg):
@@ -63,6 +64,7 @@ class Base:
             self.image = ElfImage(f.read())
         self.name = os.path.basename(path)
         self.profile = profile
+        self.seed = seed
         self.mutator = Mutator(self.image, seed)
 
 
@@ -125,11 +127,17 @@ class Fuzzer:
             if why:
                 self.counts['rejected, perf %s' % what] += 1
                 return
-            keep = os.path.join(self.work, 'gap-%d.elf' % len(self.gaps))
+            # kept in build/, named with the mutation that made it
+            os.makedirs(GAPS, exist_ok=True)
+            keep = os.path.join(GAPS, 'gap-%d.elf' % len(self.gaps))
             shutil.copyfile(path, keep)
+            with open(keep + '.txt', 'w') as f:
+                f.write('%s of %s (seed %d)\n' % (desc, base.name,
+                                                   base.seed))
             self.gaps.append(keep)
-            say('GAP: accepted %s of %s, perf report ended with %s; '
-                'mutant kept as %s' % (desc, base.name, what, keep))
+            say('GAP: accepted %s of %s (seed %d), perf report ended with '
+                '%s; mutant kept as %s' % (desc, base.name, base.seed, what,
+                                           keep))
 
     def run(self, bases):
         """ARGS.jobs workers, each one mutant and one perf at a time."""
@@ -188,7 +196,8 @@ def main():
                                                    'perf'))
     ap.add_argument('--seconds', type=int, default=60)
     ap.add_argument('--seed', type=int, default=None,
-                    help='default: from the time, printed')
+                    help='default: from the time, printed (make check '
+                    'passes a fixed one)')
     ap.add_argument('--base', action='append', default=[],
                     help='another vmlinux to mutate')
     ap.add_argument('--jobs', type=int, default=2,

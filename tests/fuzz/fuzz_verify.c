@@ -233,41 +233,11 @@ static void model_perf(const uint8_t *data, size_t size)
 }
 
 /*
- * The note sections in the file or, without sections, the note segments
- * add up to more than the file: the check stops reading notes there.
+ * Asked for libdw's build ID, the check never finds another one or none;
+ * when libdw finds none, the check finds none either.  It refuses a file
+ * whose note sections overlap (it stops reading notes there), and says so.
  */
-static int notes_overlap(Elf *elf, size_t size)
-{
-	uint64_t sum = 0;
-	Elf_Scn *scn = NULL;
-	size_t i, n;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
-		    sh.sh_offset <= size && sh.sh_size <= size - sh.sh_offset)
-			sum += sh.sh_size;
-	}
-	if (!elf_nextscn(elf, NULL) && !elf_getphdrnum(elf, &n)) {
-		for (i = 0; i < n; i++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(elf, (int)i, &ph) &&
-			    ph.p_type == PT_NOTE && ph.p_offset <= size &&
-			    ph.p_filesz <= size - ph.p_offset)
-				sum += ph.p_filesz;
-		}
-	}
-	return sum > size;
-}
-
-/*
- * Asked for libdw's build ID, the check never finds another one or none
- * (unless it stopped at overlapping notes); when libdw finds none, the
- * check finds none either.
- */
-static void compare_build_id(int fd, size_t size)
+static void compare_build_id(int fd)
 {
 	static const unsigned char any[20] = { 1 };
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -283,11 +253,11 @@ static void compare_build_id(int fd, size_t size)
 	if (len > 0) {
 		if (symprov_verify_build_id(fd, id, (size_t)len, &why) &&
 		    (!strcmp(why, "build ID differs from the one asked for") ||
-		     (!strcmp(why, "no build ID note") &&
-		      !notes_overlap(elf, size))))
+		     !strcmp(why, "no build ID note")))
 			abort();
 	} else if (!symprov_verify_build_id(fd, any, sizeof(any), &why) ||
-		   strcmp(why, "no build ID note") != 0) {
+		   (strcmp(why, "no build ID note") != 0 &&
+		    strcmp(why, "note sections overlap") != 0)) {
 		abort();
 	}
 	elf_end(elf);
@@ -311,7 +281,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(fd, 0) ||
 	    (size && pwrite(fd, data, size, 0) != (ssize_t)size))
 		abort();
-	compare_build_id(fd, size);
+	compare_build_id(fd);
 	if (symprov_verify_elf(fd, &why)) {
 		if (!why)
 			abort();

@@ -336,7 +336,9 @@ static void no_sections_no_note(struct image *im)
 
 /*
  * A first note segment over the whole file: the notes read would add up
- * to more than the file, which notes that do not overlap never do.
+ * to more than the file, which notes that do not overlap never do.  The
+ * check stops reading there, so it cannot say the file has no build ID
+ * (libdw reads on and may find one): it refuses the file.
  */
 static void no_sections_note_over_all(struct image *im)
 {
@@ -423,9 +425,9 @@ static const struct damage {
 	{ "no sections, no note segment", no_sections_no_note,
 	  "no build ID note" },
 	{ "no sections, a note segment over the file",
-	  no_sections_note_over_all, "no build ID note" },
+	  no_sections_note_over_all, "note sections overlap" },
 	{ "a note section over the file", note_section_over_all,
-	  "no build ID note" },
+	  "note sections overlap" },
 };
 
 static void test_damage(void **state)
@@ -652,6 +654,32 @@ static void test_class32(void **state)
 	free(im.buf);
 }
 
+/*
+ * The input fuzz_verify stopped at (tests/fuzz/corpus/fuzz_verify/):
+ * a note section over the whole file, then the build ID note in a
+ * section perf does not read by name.  libdw finds that build ID; the
+ * check stopped at the first section and, finding none, accepted the
+ * file, then refused it asked for its own build ID.  It now refuses it
+ * either way, and says why.
+ */
+static void test_fuzz_note_sections_overlap(void **state)
+{
+	static const unsigned char any[20] = { 1 };
+	const char *why = NULL;
+	int fd;
+
+	(void)state;
+	assert_int_equal(verify_file(TEST_FUZZ_OVERLAP, any, sizeof(any), &why),
+			 -1);
+	assert_string_equal(why, "note sections overlap");
+	why = NULL;
+	fd = open(TEST_FUZZ_OVERLAP, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(symprov_verify_elf(fd, &why), -1);
+	close(fd);
+	assert_string_equal(why, "note sections overlap");
+}
+
 int main(void)
 {
 	static const struct CMUnitTest basics[] = {
@@ -665,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_empty_symtab),
 		cmocka_unit_test(test_symbols_only),
 		cmocka_unit_test(test_class32),
+		cmocka_unit_test(test_fuzz_note_sections_overlap),
 	};
 	enum { NB = sizeof(basics) / sizeof(basics[0]) };
 	enum { ND = sizeof(damages) / sizeof(damages[0]) };
