@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-"""debian/: `dpkg-buildpackage -us -uc -b` on a copy of the tracked files,
+"""debian/: `dpkg-buildpackage -us -uc -b` on a copy of the source files,
 what the package holds, and that its symprov finds its providers by bare
 name in /usr/lib/<multiarch>/symprov (root: the package's files are laid
 over the system's with a read-only overlay in a private mount namespace;
@@ -26,6 +26,21 @@ def run(cmd, **kw):
                           timeout=TIMEOUT, **kw)
 
 
+def source_files():
+    """The files of the source tree: git's list in a clone, else every
+    file but the build (an exported tree, a source package)."""
+    if os.path.isdir(os.path.join(REPO, '.git')):
+        files = run(['git', '-C', REPO, 'ls-files', '-z'],
+                    check=True).stdout.split('\0')
+        return [f for f in files if f]
+    out = []
+    for d, dirs, names in os.walk(REPO):
+        rel = os.path.relpath(d, REPO)
+        if rel == '.':
+            dirs[:] = [x for x in dirs if x not in ('build', '.git')]
+        out += [os.path.normpath(os.path.join(rel, n)) for n in names]
+    return sorted(out)
+
 class DebTest(unittest.TestCase):
     tmp = None
     deb = None
@@ -39,9 +54,7 @@ class DebTest(unittest.TestCase):
                                      'packages dpkg-dev, debhelper)' % tool)
         cls.tmp = tempfile.mkdtemp(prefix='symprov-deb-')
         src = os.path.join(cls.tmp, 'symprov')
-        files = run(['git', '-C', REPO, 'ls-files', '-z'],
-                    check=True).stdout.split('\0')
-        for f in filter(None, files):
+        for f in source_files():
             if os.path.lexists(os.path.join(REPO, f)):
                 os.makedirs(os.path.dirname(os.path.join(src, f)),
                             exist_ok=True)
