@@ -40,6 +40,7 @@ struct dip_query {
 	long maxsize;
 	int vfd; /* the verbose log, or -1 */
 	bool whole; /* cancelled by us: a section query turned into a file's */
+	long long length; /* the body's Content-Length, or -1 */
 };
 
 static int dip_progressfn(debuginfod_client *client, long done, long total)
@@ -67,6 +68,9 @@ static int dip_progressfn(debuginfod_client *client, long done, long total)
 		q->limit = EFBIG;
 		return 1;
 	}
+	/* libdebuginfod passes the winning server's Content-Length */
+	if (total > 0)
+		q->length = total;
 	if (q->target->max &&
 	    (total > q->target->max || done > q->target->max)) {
 		q->limit = EFBIG;
@@ -140,13 +144,14 @@ int dip_fetch_target(struct dip_client_pool *pool,
 		     int *err)
 {
 	struct dip_query q = {
-		.host = host, .req = host_req, .target = t, .vfd = -1
+		.host = host, .req = host_req, .target = t, .vfd = -1,
+		.length = -1
 	};
 	char hex[SYMPROV_BUILD_ID_HEX_MAX];
 	debuginfod_client *client;
 	const char *why, *env, *url;
 	char *file = NULL, server[512] = "";
-	long long announced;
+	long long announced, size;
 	bool transient = false;
 	struct stat st;
 	int fd, vfd = -1;
@@ -184,9 +189,16 @@ int dip_fetch_target(struct dip_client_pool *pool,
 	if (fd == -ENOENT && !q.cancelled && !q.whole && !transient &&
 	    dip_miss_wait_landing(host, host_req, hex, t->what)) {
 		/* served from the cache now */
+		q.length = -1;
 		fd = dip_query_once(client, t, req, &file);
 	}
+	/*
+	 * The size the body must have.  A section's is its Content-Length:
+	 * debuginfod 0.188 announces the whole file's (X-DEBUGINFOD-SIZE)
+	 * for a section of a file it has just extracted from an archive.
+	 */
 	announced = fd >= 0 ? dip_announced_size(client) : -1;
+	size = t->section || announced < 0 ? q.length : announced;
 	/* the client goes back to the pool: keep the server a warning names */
 	url = fd >= 0 ? debuginfod_get_url(client) : NULL;
 	if (url) {
@@ -255,7 +267,7 @@ int dip_fetch_target(struct dip_client_pool *pool,
 	 * libdebuginfod 0.188 retries a failed transfer into the same file,
 	 * after what the failed one wrote: check the size the server gave.
 	 */
-	if (announced >= 0 && (fstat(fd, &st) || st.st_size != announced))
+	if (size >= 0 && (fstat(fd, &st) || st.st_size != size))
 		why = "size differs from the one the server announced";
 	else if (!t->section &&
 		 symprov_verify_build_id(fd, req->build_id, req->build_id_len,

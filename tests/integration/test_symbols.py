@@ -347,6 +347,25 @@ class SymbolsTest(ServerTestCase):
             '.notes': section_bytes(self.kernel2, '.notes')})
         self.assert_found(res, BID_K, 'whole')
 
+    def test_whole_file_size_announced_for_sections(self):
+        """debuginfod 0.188, cold, on a .deb: a section it has just
+        extracted comes with the whole file's size in X-DEBUGINFOD-SIZE
+        (Content-Length is the section's).  A complete body is the
+        section: the symbols, no rejection, no whole file."""
+        whole = os.path.getsize(self.kernel)
+        bodies = {n: section_bytes(self.kernel, n) for n in TABLES}
+        with FaultServer('file', body=self.body(), bodies=bodies,
+                         size_header=True, hang_s=30,
+                         announce={n: whole for n in TABLES}) as fault:
+            res = self.find('--symbols-only', BID_K,
+                            env=self.env(urls=fault.url,
+                                         DEBUGINFOD_TIMEOUT=5))
+            asked = [h.rsplit('/', 1)[-1] for h in fault.hits]
+        self.assertNotIn('rejected', res.stderr)
+        path = self.assert_found(res, BID_K, 'symbols')
+        self.assertEqual(os.path.basename(path), SYMBOLS_FILE)
+        self.assertEqual(sorted(asked), sorted(TABLES))
+
     def test_two_gigabytes_announced(self):
         res = self.hostile('no .symtab from the servers (too large)', **{
             '.symtab': 'huge'})

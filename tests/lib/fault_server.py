@@ -35,7 +35,9 @@ types it does not name get `mode`; for a section query
 likewise picks the body, `body` for the rest.  With `then`, the requests after the
 first `after` ones get mode `then` instead: a server that recovers.  With
 `size_header`, a 200 carries X-DEBUGINFOD-SIZE: len(body), as debuginfod
-sends.  `hits` lists the paths asked, in order; `sent` counts the bytes of
+sends; `announce` ({'.symtab': 340664672}) sends that size instead, as
+debuginfod 0.188 does for a section of a file it has just extracted from
+an archive (the whole file's size).  `hits` lists the paths asked, in order; `sent` counts the bytes of
 'stream' and 'slow' bodies.  Whatever the mode, a handler stops once the server is
 stopped.
 """
@@ -56,6 +58,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             srv.hits.append(self.path)
             recovered = srv.then and len(srv.hits) > srv.after
         name = self.path.rstrip('/').rsplit('/', 1)[-1]
+        self.name = name
         mode = srv.by_type.get(name, srv.mode)
         self.body = srv.bodies.get(name, srv.body)
         if recovered:
@@ -140,8 +143,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _size_header(self):
         # what a real debuginfod sends with a file
-        if self.server.size_header:
-            self.send_header('X-DEBUGINFOD-SIZE', str(len(self.body)))
+        srv = self.server
+        if srv.size_header:
+            self.send_header('X-DEBUGINFOD-SIZE', str(
+                srv.announce.get(self.name, len(self.body))))
 
     def _dribble(self, body, interval):
         srv = self.server
@@ -187,7 +192,8 @@ class FaultServer(http.server.ThreadingHTTPServer):
     def __init__(self, mode, body=b'', status=500, hang_s=30, lifetime=120,
                  trickle_s=0.5, chunk=64 * 1024, rate=0, delay_s=0,
                  by_type=None, then=None, after=1, stall_at=64,
-                 size_header=False, bodies=None, huge_length=2 << 30):
+                 size_header=False, bodies=None, huge_length=2 << 30,
+                 announce=None):
         super().__init__(('127.0.0.1', 0), _Handler)
         self.mode = mode
         self.body = body
@@ -204,6 +210,7 @@ class FaultServer(http.server.ThreadingHTTPServer):
         self.then = then
         self.stall_at = stall_at
         self.size_header = size_header
+        self.announce = dict(announce or {})
         self.after = after
         self.hits = []
         self.connections = 0  # accepted, whether a request came or not
