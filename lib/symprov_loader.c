@@ -60,7 +60,7 @@ struct symprov_slot {
 
 struct symprov_loader {
 	struct symprov_loader_host host;
-	char *provider_dir;
+	char *provider_dirs;
 	struct symprov_slot *slots;
 	size_t nr_slots;
 	size_t nr_loaded;
@@ -187,28 +187,40 @@ static int slot_fail(struct symprov_slot *slot, const char *fmt, ...)
 	return -1;
 }
 
+/* @dir/@spec, when that file exists. */
+static char *slot_in_dir(const char *dir, size_t len, const char *spec)
+{
+	char *path;
+
+	if (asprintf(&path, "%.*s/%s", (int)len, dir, spec) < 0)
+		return NULL;
+	if (access(path, F_OK) == 0)
+		return path;
+	free(path);
+	return NULL;
+}
+
 /*
- * A bare name: the host's provider directory, then the installed one,
- * then dlopen()'s own search.
+ * A bare name: the host's provider directories in order, then the
+ * installed one, then dlopen()'s own search.
  */
 static char *slot_resolve(const struct symprov_loader *loader, const char *spec)
 {
-	const char *dirs[] = { loader->provider_dir, SYMPROV_INSTALLED_DIR };
-	char *path;
-	size_t i;
+	const char *dir = loader->provider_dirs;
+	char *path = NULL;
+	size_t len;
 
 	if (strchr(spec, '/'))
 		return strdup(spec);
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		if (!dirs[i])
-			continue;
-		if (asprintf(&path, "%s/%s", dirs[i], spec) < 0)
-			return NULL;
-		if (access(path, F_OK) == 0)
-			return path;
-		free(path);
+	for (; dir && *dir && !path; dir += len + (dir[len] == ':')) {
+		len = strcspn(dir, ":");
+		if (len)
+			path = slot_in_dir(dir, len, spec);
 	}
-	return strdup(spec);
+	if (!path)
+		path = slot_in_dir(SYMPROV_INSTALLED_DIR,
+				   strlen(SYMPROV_INSTALLED_DIR), spec);
+	return path ? path : strdup(spec);
 }
 
 /* Check the provider struct the entry point returned, and copy it. */
@@ -405,7 +417,7 @@ static void count_entry(const char *entry, size_t len, int verdict, void *arg)
 }
 
 struct symprov_loader *
-symprov_loader_new(const char *list, const char *provider_dir,
+symprov_loader_new(const char *list, const char *provider_dirs,
 		   const struct symprov_loader_host *host)
 {
 	struct symprov_loader *loader = calloc(1, sizeof(*loader));
@@ -423,9 +435,9 @@ symprov_loader_new(const char *list, const char *provider_dir,
 		free(loader);
 		return NULL;
 	}
-	if (provider_dir) {
-		loader->provider_dir = strdup(provider_dir);
-		if (!loader->provider_dir)
+	if (provider_dirs) {
+		loader->provider_dirs = strdup(provider_dirs);
+		if (!loader->provider_dirs)
 			goto out_free;
 	}
 	symprov_list_split(list, SYMPROV_LIST_SEP, count_entry, &nr);
@@ -440,7 +452,7 @@ symprov_loader_new(const char *list, const char *provider_dir,
 
 out_free:
 	symprov_memo_fini(&loader->session);
-	free(loader->provider_dir);
+	free(loader->provider_dirs);
 	free(loader);
 	return NULL;
 }
@@ -464,7 +476,7 @@ void symprov_loader_delete(struct symprov_loader *loader)
 		free(slot->error);
 	}
 	free(loader->slots);
-	free(loader->provider_dir);
+	free(loader->provider_dirs);
 	symprov_memo_fini(&loader->session);
 	free(loader);
 }

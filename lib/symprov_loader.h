@@ -67,15 +67,16 @@ symprov_list_from_env_secure(const char *var, bool secure,
 
 /*
  * Load every provider of @list, in order.  Each entry with a '/' is a
- * path; a bare name is looked for in @provider_dir (may be NULL), then
- * in the directory providers are installed to (SYMPROV_LIBDIR/symprov,
- * compiled in), then by dlopen()'s own search.  A bad entry is logged (one warning naming it
+ * path; a bare name is looked for in the directories of @provider_dirs, a
+ * list separated by ':' (may be NULL), in order, then in the directory
+ * providers are installed to (SYMPROV_LIBDIR/symprov, compiled in), then
+ * by dlopen()'s own search.  A bad entry is logged (one warning naming it
  * and the reason) and skipped.  Returns NULL only when out of memory;
  * @list NULL or empty gives a loader with no providers, which loads and
  * asks nothing.  @host is copied.
  */
 struct symprov_loader *
-symprov_loader_new(const char *list, const char *provider_dir,
+symprov_loader_new(const char *list, const char *provider_dirs,
 		   const struct symprov_loader_host *host);
 void symprov_loader_delete(struct symprov_loader *loader);
 

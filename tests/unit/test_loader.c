@@ -276,6 +276,23 @@ static void test_bare_name_in_dir(void **state)
 	symprov_loader_delete(l);
 }
 
+/*
+ * The host's directories are a ':' list, searched in order: empty ones
+ * and ones without the file are passed over.
+ */
+static void test_bare_name_in_dirs(void **state)
+{
+	char dirs[2 * PATH_MAX];
+	struct symprov_loader *l;
+
+	(void)state;
+	snprintf(dirs, sizeof(dirs), "/nonexistent::%s:/", tp_dir);
+	l = symprov_loader_new("libtp_b.so", dirs, &host);
+	assert_int_equal(symprov_loader_nr_providers(l), 1);
+	assert_string_equal(symprov_loader_entry(l, 0)->path, tp("b"));
+	symprov_loader_delete(l);
+}
+
 /* Each bad entry: one warning naming it and the reason, others load. */
 static void check_bad_entry(const char *spec, const char *reason)
 {
@@ -932,6 +949,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_header_example, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bare_name_in_dir, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bare_name_in_dirs, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_relative_path, setup,
 						teardown),
