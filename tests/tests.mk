@@ -106,6 +106,7 @@ TEST_DEPS := all $(TP_LIBS) $(UNIT_BINS) $(B)/tests/concurrent_find \
 
 check-unit: $(TEST_DEPS)
 	@$(PYTHON) tests/run_unit.py $(B) $(UNIT_TESTS)
+	@$(PYTHON) tests/e2e/test_compare_reports.py
 
 check-integration: $(TEST_DEPS)
 	@$(PYTHON) tests/integration/test_debuginfod.py --build $(B)
@@ -117,6 +118,13 @@ check-integration: $(TEST_DEPS)
 # (SYMPROV_KERNEL_DBG_DEB=path/to.deb; 318 MB, so not in check).
 check-buildiddir-deb: all
 	@$(PYTHON) tests/integration/test_buildiddir_deb.py --build $(B)
+
+# The first symbols-only fetch from a cold `debuginfod -U` on Debian's real
+# kernel -dbg package, through perf (SYMPROV_KERNEL_DBG_DEB=path/to.deb;
+# needs bsdtar, from libarchive-tools; not in check).
+check-symbols-deb: all perf
+	@$(PYTHON) tests/e2e/run_symbols_e2e.py \
+		--real-deb "$(SYMPROV_KERNEL_DBG_DEB)"
 
 # Server faults, local faults, races (root: tmpfs mounts, setpriv).
 check-faults: $(TEST_DEPS)

@@ -7,12 +7,17 @@
 
 EXPECTED is typically the original profile reported with kallsyms, ACTUAL
 the moved profile reported with the stand-in vmlinux (or with a vmlinux a
-symbol provider fetched).  Every kernel ([k]) entry must resolve to the same
-symbol up to aliases (names sharing an address in --kallsyms), with the same
-overhead (and samples/period when those columns are present, e.g. with
--F overhead,sample,period,dso,sym).  Non-kernel entries must match exactly
-(the samples are the same, only the kernel build ID differs), unless
---kernel-only.  A raw kernel address (`[k] 0xffff...`) in ACTUAL fails.
+symbol provider fetched).  Every kernel ([k]) entry EXPECTED resolved must
+resolve to the same symbol up to aliases (names sharing an address in
+--kallsyms), with the same overhead (and samples/period when those columns
+are present, e.g. with -F overhead,sample,period,dso,sym).  A kernel entry
+EXPECTED left a raw address (`[k] 0xffff...`: code outside the vmlinux,
+BPF programs, trampolines, modules without symbols, common on real hosts)
+must be the same raw address in ACTUAL, with the same overhead; any other
+raw kernel address in ACTUAL fails, and so does an EXPECTED with no
+resolved kernel entry (the comparison would say nothing).  Non-kernel
+entries must match exactly (the samples are the same, only the kernel
+build ID differs), unless --kernel-only.
 
 --expect-raw-kernel checks the "before" state: the report has kernel samples
 and none of them resolved to a symbol.
@@ -104,16 +109,19 @@ def compare(expected, actual, aliases=None, kernel_only=False):
     kexp = [e for e in expected if e.kernel]
     if not kexp:
         problems.append("expected report has no kernel samples")
-    raw_exp = [e for e in kexp if e.raw]
-    if raw_exp:
-        problems.append("expected report has %d unresolved kernel entries, "
-                        "e.g. %s" % (len(raw_exp), raw_exp[0].line))
-    raw_act = [e for e in actual if e.kernel and e.raw]
+    elif all(e.raw for e in kexp):
+        problems.append("expected report has no resolved kernel samples: "
+                        "the comparison would say nothing")
+    # What the expected report left unresolved (code outside the vmlinux:
+    # BPF, trampolines, modules without symbols) may stay so, the same.
+    raw_exp = {(e.dso, e.lvl, e.sym) for e in kexp if e.raw}
+    raw_act = [e for e in actual if e.kernel and e.raw and
+               (e.dso, e.lvl, e.sym) not in raw_exp]
     if raw_act:
         problems.append("actual report has %d unresolved kernel entries "
-                        "(%.2f%%), e.g. %s" % (
-                            len(raw_act), sum(e.pct for e in raw_act),
-                            raw_act[0].line))
+                        "(%.2f%%) the expected one does not have, e.g. %s"
+                        % (len(raw_act), sum(e.pct for e in raw_act),
+                           raw_act[0].line))
     a = _aggregate(expected, aliases, kernel_only)
     b = _aggregate(actual, aliases, kernel_only)
     for key in sorted(set(a) | set(b)):

@@ -12,9 +12,13 @@ feature section) is replaced by NEW_ID.  `perf buildid-list -i` checks both.
         [--build-id NEWID] [--duration 3] [--perf PERF]
     make_profile.py --from orig.data --moved moved.data [--build-id NEWID]
 
---from skips the recording and only moves an existing file.  Prints a JSON
-summary on stdout (old/new build IDs, paths).  Needs root (or a permissive
-perf_event_paranoid) to record with -a.
+--from skips the recording and only moves an existing file.  With
+--outside-vmlinux N, every Nth kernel sample of the recording is put at an
+address of the module area no map covers (OUTSIDE_BASE), where a real host
+has BPF programs, trampolines or seccomp filters: samples no vmlinux
+resolves, which the original report shows raw too.  Prints a JSON summary
+on stdout (old/new build IDs, paths, samples put outside).  Needs root (or
+a permissive perf_event_paranoid) to record with -a.
 """
 
 import argparse
@@ -28,6 +32,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', 'lib'))
+from perfdata import PerfData  # noqa: E402
 from e2elib import (E2EError, KERNEL_DSO, buildid_list, clean_env, cli,  # noqa
                     find_perf, is_hex_build_id, log, run,
                     running_kernel_build_id)
@@ -38,6 +45,10 @@ HEADER_FEAT_BITS = 256
 PERF_RECORD_MISC_CPUMODE_MASK = 7
 PERF_RECORD_MISC_KERNEL = 1
 PERF_RECORD_MISC_GUEST_KERNEL = 4
+# Where samples outside the vmlinux go: the module area, past where
+# modules and BPF programs are usually put, five addresses 0x40 apart.
+OUTSIDE_BASE = 0xffffffffc0ff0003
+OUTSIDE_ADDRESSES = 5
 
 
 def default_workload(duration):
@@ -103,6 +114,22 @@ def kernel_build_id_slots(buf):
     return slots
 
 
+def put_outside(path, every):
+    """Move every @every-th kernel sample of @path to an address outside
+    the vmlinux that no map covers; returns how many."""
+    with open(path, 'rb') as f:
+        pd = PerfData(f.read())
+    kernel = [r for r in pd.samples() if r.kernel]
+    moved = kernel[every - 1::every]
+    for i, r in enumerate(moved):
+        r.set_ip(pd, OUTSIDE_BASE + 0x40 * (i % OUTSIDE_ADDRESSES))
+    tmp = path + '.tmp'
+    with open(tmp, 'wb') as f:
+        f.write(pd.bytes())
+    os.replace(tmp, path)
+    return len(moved)
+
+
 def move_profile(src, dst, new_id):
     """Copy src to dst with the kernel build ID replaced by new_id.
     Returns the old build ID."""
@@ -142,6 +169,9 @@ def main(argv=None):
     ap.add_argument("--perf", help="perf binary (default $PERF, else "
                     "build/perf/perf)")
     ap.add_argument("--home", help="HOME for perf (default: a fresh temp dir)")
+    ap.add_argument("--outside-vmlinux", type=int, default=0, metavar="N",
+                    help="put every Nth kernel sample of the recording "
+                    "outside the vmlinux, where no map covers it")
     ap.add_argument("workload", nargs="*",
                     help="workload command after -- (default: dd + exec loop)")
     args = ap.parse_args(argv)
@@ -159,9 +189,14 @@ def main(argv=None):
     try:
         env = clean_env(home)
         src = args.from_file
+        outside = 0
         if args.original:
             record(perf, args.original, args.duration, args.workload, env)
             src = args.original
+            if args.outside_vmlinux > 0:
+                outside = put_outside(src, args.outside_vmlinux)
+                log("%d kernel samples put outside the vmlinux, at %#x..."
+                    % (outside, OUTSIDE_BASE))
         ids = buildid_list(perf, src, env)
         old = ids.get(KERNEL_DSO)
         if not old:
@@ -193,7 +228,8 @@ def main(argv=None):
         log("moved %s -> %s: kernel build ID %s -> %s"
             % (src, args.moved, old, new))
         json.dump({"original": src, "moved": args.moved, "old_build_id": old,
-                   "new_build_id": new, "running_build_id": running},
+                   "new_build_id": new, "running_build_id": running,
+                   "outside_vmlinux": outside},
                   sys.stdout, indent=1)
         print()
     finally:

@@ -54,6 +54,11 @@ def derived_build_id(what):
     return hashlib.sha1(b'symprov-test:' + what.encode()).hexdigest()
 
 
+# 1 kernel sample in OUTSIDE_EVERY goes outside the vmlinux (no map), as a
+# real host's BPF programs and trampolines are: raw in every report
+OUTSIDE_EVERY = 50
+
+
 def make(perf, workdir, duration=1):
     """Record a short profile with PERF and build the stand-in vmlinux of
     its kernel under a new build ID, in WORKDIR."""
@@ -61,6 +66,7 @@ def make(perf, workdir, duration=1):
     os.makedirs(home, exist_ok=True)
     original = os.path.join(workdir, 'original.data')
     make_profile.record(perf, original, duration, None, clean_env(home))
+    make_profile.put_outside(original, OUTSIDE_EVERY)
     snap = os.path.join(workdir, 'kallsyms')
     with open('/proc/kallsyms', 'rb') as fi, open(snap, 'wb') as fo:
         fo.write(fi.read())

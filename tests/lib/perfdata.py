@@ -1,0 +1,233 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""Read and rewrite a perf.data file (PERFILE2, little endian), for tests.
+
+    pd = PerfData(open('perf.data', 'rb').read())
+    for rec in pd.samples():
+        if rec.kernel and rec.ip(pd) ...:
+            rec.set_ip(pd, new_ip)
+    pd.insert_after(kernel_mmap, pd.kernel_mmap_like(START, LEN, NAME))
+    pd.add_build_id(bytes.fromhex(BUILD_ID), NAME, kernel=True)
+    open('out.data', 'wb').write(pd.bytes())
+
+Enough of the format for the tests' profiles: the records of the data
+section (samples and their instruction pointer, MMAP records) and the
+HEADER_BUILD_ID feature (tools/perf/Documentation/perf.data-file-format.txt).
+Everything else is kept byte for byte; feature sections are laid out again
+after the data section, in their order, when it changes size.
+"""
+import struct
+
+MAGIC = b'PERFILE2'
+HEADER_BUILD_ID = 2
+FEAT_BITS = 256
+
+PERF_RECORD_MMAP = 1
+PERF_RECORD_SAMPLE = 9
+PERF_RECORD_MMAP2 = 10
+
+MISC_CPUMODE_MASK = 7
+MISC_KERNEL = 1
+MISC_USER = 2
+MISC_BUILD_ID_SIZE = 1 << 15
+
+SAMPLE_IP = 1 << 0
+SAMPLE_TID = 1 << 1
+SAMPLE_IDENTIFIER = 1 << 16
+
+NAME_ALIGN = 64
+
+
+class PerfDataError(Exception):
+    pass
+
+
+def _align(n, a):
+    return (n + a - 1) // a * a
+
+
+class Record:
+    """One record of the data section: its type, misc and bytes."""
+
+    __slots__ = ('type', 'misc', 'body')
+
+    def __init__(self, rtype, misc, body):
+        self.type, self.misc, self.body = rtype, misc, bytearray(body)
+
+    @property
+    def cpumode(self):
+        return self.misc & MISC_CPUMODE_MASK
+
+    @property
+    def kernel(self):
+        return self.cpumode == MISC_KERNEL
+
+    def raw(self):
+        return struct.pack('<IHH', self.type, self.misc,
+                           8 + len(self.body)) + bytes(self.body)
+
+    # samples: the instruction pointer (PERF_SAMPLE_IP)
+    def _ip_off(self, pd):
+        if self.type != PERF_RECORD_SAMPLE or not pd.sample_type & SAMPLE_IP:
+            raise PerfDataError('not a sample with an IP')
+        return 8 if pd.sample_type & SAMPLE_IDENTIFIER else 0
+
+    def ip(self, pd):
+        return struct.unpack_from('<Q', self.body, self._ip_off(pd))[0]
+
+    def set_ip(self, pd, ip):
+        struct.pack_into('<Q', self.body, self._ip_off(pd), ip)
+
+    def pid_tid(self, pd):
+        """pid and tid of a sample (PERF_SAMPLE_TID follows the IP)."""
+        return struct.unpack_from('<ii', self.body, self._ip_off(pd) + 8)
+
+    # MMAP: pid, tid, start, len, pgoff, filename, then the sample ID
+    def mmap(self):
+        if self.type != PERF_RECORD_MMAP:
+            raise PerfDataError('not an MMAP record')
+        pid, tid, start, length, pgoff = struct.unpack_from('<iiQQQ',
+                                                            self.body)
+        name = bytes(self.body[32:]).split(b'\0', 1)[0].decode()
+        return pid, tid, start, length, pgoff, name
+
+
+class PerfData:
+    def __init__(self, data):
+        data = bytes(data)
+        if data[:8] != MAGIC:
+            raise PerfDataError('not a perf.data file (magic %r)' % data[:8])
+        self.header_size, self.attr_size = struct.unpack_from('<QQ', data, 8)
+        self.attrs_off, self.attrs_size = struct.unpack_from('<QQ', data, 24)
+        data_off, data_size = struct.unpack_from('<QQ', data, 40)
+        self.head = bytearray(data[:data_off])
+        self.bitmap = data[72:72 + FEAT_BITS // 8]
+        self.features = self._read_features(data, data_off + data_size)
+        self.sample_type = self._sample_type(data)
+        self.records = self._read_records(data[data_off:data_off + data_size])
+
+    def _sample_type(self, data):
+        """The bits of the events' sample types that place the IP and the
+        TID: the same for every event (perf record -a adds a dummy one)."""
+        types = set()
+        for off in range(self.attrs_off, self.attrs_off + self.attrs_size,
+                         self.attr_size):
+            st = struct.unpack_from('<Q', data, off + 24)[0]
+            types.add(st & (SAMPLE_IDENTIFIER | SAMPLE_IP | SAMPLE_TID))
+        if len(types) != 1:
+            raise PerfDataError('events whose samples differ in layout: %s'
+                                % sorted(types))
+        return types.pop()
+
+    def _feature_bits(self):
+        return [b for b in range(FEAT_BITS)
+                if self.bitmap[b // 8] & (1 << (b % 8))]
+
+    def _read_features(self, data, table):
+        out = {}
+        for i, bit in enumerate(self._feature_bits()):
+            off, size = struct.unpack_from('<QQ', data, table + 16 * i)
+            out[bit] = bytearray(data[off:off + size])
+        return out
+
+    @staticmethod
+    def _read_records(buf):
+        recs, off = [], 0
+        while off + 8 <= len(buf):
+            rtype, misc, size = struct.unpack_from('<IHH', buf, off)
+            if size < 8 or off + size > len(buf):
+                raise PerfDataError('bad record at data offset %d' % off)
+            recs.append(Record(rtype, misc, buf[off + 8:off + size]))
+            off += size
+        return recs
+
+    # -- records -----------------------------------------------------------
+    def samples(self):
+        return [r for r in self.records if r.type == PERF_RECORD_SAMPLE]
+
+    def mmaps(self):
+        return [r for r in self.records if r.type == PERF_RECORD_MMAP]
+
+    def kernel_mmap(self):
+        """The MMAP record of the kernel proper ([kernel.kallsyms]_text
+        or the like)."""
+        for r in self.mmaps():
+            if r.kernel and r.mmap()[5].startswith('[kernel.kallsyms]'):
+                return r
+        raise PerfDataError('no kernel MMAP record')
+
+    def kernel_mmap_like(self, start, length, name, pgoff=0):
+        """An MMAP record of the kernel's, for a module: @name at @start,
+        with the kernel MMAP's pid, tid and sample ID."""
+        like = self.kernel_mmap()
+        pid, tid, _, _, _, old = like.mmap()
+        # what follows the name (its padding) is the sample ID
+        tail = bytes(like.body[32 + _align(len(old) + 1, 8):])
+        fname = name.encode() + b'\0'
+        fname += b'\0' * (_align(len(fname), 8) - len(fname))
+        body = struct.pack('<iiQQQ', pid, tid, start, length, pgoff)
+        return Record(PERF_RECORD_MMAP, like.misc, body + fname + tail)
+
+    def insert_after(self, rec, new):
+        self.records.insert(self.records.index(rec) + 1, new)
+
+    # -- HEADER_BUILD_ID ---------------------------------------------------
+    def build_ids(self):
+        """[(cpumode, build ID bytes, name)] of HEADER_BUILD_ID."""
+        buf, out, off = self.features.get(HEADER_BUILD_ID, b''), [], 0
+        while off + 8 <= len(buf):
+            _, misc, size = struct.unpack_from('<IHH', buf, off)
+            if size < 8 + 4 + 24 or off + size > len(buf):
+                break
+            bid = buf[off + 12:off + 36]
+            n = bid[20] if misc & MISC_BUILD_ID_SIZE else 20
+            name = bytes(buf[off + 36:off + size]).split(b'\0', 1)[0]
+            out.append((misc & MISC_CPUMODE_MASK, bytes(bid[:n]),
+                        name.decode()))
+            off += size
+        return out
+
+    def add_build_id(self, build_id, name, kernel, pid=-1):
+        """Append a HEADER_BUILD_ID entry (perf's layout: the name padded
+        to NAME_ALIGN)."""
+        if HEADER_BUILD_ID not in self.features:
+            raise PerfDataError('no HEADER_BUILD_ID feature')
+        fname = name.encode() + b'\0'
+        fname += b'\0' * (_align(len(fname), NAME_ALIGN) - len(fname))
+        misc = (MISC_KERNEL if kernel else MISC_USER) | MISC_BUILD_ID_SIZE
+        bid = build_id + b'\0' * (20 - len(build_id))
+        entry = struct.pack('<i', pid)
+        entry += bid[:20] + bytes([len(build_id), 0, 0, 0])
+        entry += fname
+        self.features[HEADER_BUILD_ID] += struct.pack(
+            '<IHH', 0, misc, 8 + len(entry)) + entry
+
+    def set_build_id(self, name, build_id):
+        """Replace the build ID of the entry called @name (same size)."""
+        buf, off = self.features[HEADER_BUILD_ID], 0
+        while off + 8 <= len(buf):
+            _, misc, size = struct.unpack_from('<IHH', buf, off)
+            entry = bytes(buf[off + 36:off + size]).split(b'\0', 1)[0]
+            if entry.decode() == name:
+                buf[off + 12:off + 12 + len(build_id)] = build_id
+                if misc & MISC_BUILD_ID_SIZE:
+                    buf[off + 32] = len(build_id)
+                return
+            off += size
+        raise PerfDataError('no build ID entry for %s' % name)
+
+    # -- out -----------------------------------------------------------------
+    def bytes(self):
+        data = b''.join(r.raw() for r in self.records)
+        head = bytearray(self.head)
+        data_off = len(head)
+        struct.pack_into('<QQ', head, 40, data_off, len(data))
+        bits = self._feature_bits()
+        table_off = data_off + len(data)
+        off = table_off + 16 * len(bits)
+        table, contents = b'', b''
+        for bit in bits:
+            body = bytes(self.features[bit])
+            table += struct.pack('<QQ', off, len(body))
+            contents += body
+            off += len(body)
+        return bytes(head) + data + table + contents
