@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 
+import debfiles
 from benchlib import BenchError, log
 from elf_fixtures import read_build_id
 
@@ -77,28 +78,17 @@ def _download(package, deb_dir):
 
 
 def _extract_vmlinux(deb, vm_dir):
-    listing = subprocess.run(['dpkg-deb', '-c', deb], capture_output=True,
-                             text=True, check=True, timeout=600).stdout
-    want = [line.split()[5] for line in listing.splitlines()
-            if len(line.split()) == 6 and
-            line.split()[5].startswith(VMLINUX_MEMBER + 'vmlinux-')]
+    want = debfiles.members(deb, VMLINUX_MEMBER + 'vmlinux-')
     if len(want) != 1:
         raise BenchError('%s: expected one %svmlinux-*, found %s'
                          % (deb, VMLINUX_MEMBER, want))
     tmp = vm_dir + '.part'
     shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
     log('extracting %s' % want[0])
-    dpkg = subprocess.Popen(['dpkg-deb', '--fsys-tarfile', deb],
-                            stdout=subprocess.PIPE)
-    subprocess.run(['tar', '-x', '-C', tmp, want[0]], stdin=dpkg.stdout,
-                   check=True, timeout=600)
-    dpkg.stdout.close()
-    if dpkg.wait(timeout=600):
-        raise BenchError('dpkg-deb --fsys-tarfile %s failed' % deb)
+    path = debfiles.extract(deb, want, tmp)[0]
     os.makedirs(vm_dir, exist_ok=True)
     dst = os.path.join(vm_dir, os.path.basename(want[0]))
-    os.replace(os.path.join(tmp, want[0]), dst)
+    os.replace(path, dst)
     shutil.rmtree(tmp, ignore_errors=True)
     return dst
 

@@ -10,10 +10,14 @@ debuginfod; without them it says so loudly and exits 2.  Every perf run has
 its own empty HOME and, with a provider, its own empty debuginfod client
 cache (DEBUGINFOD_CACHE_PATH) unless a check is about the cache.  Checks:
 
-  record + move   make_profile.py: original profile, and a copy whose kernel
+  record + move   make_profile.py: original profile, 1 kernel sample in 50
+                  put outside the vmlinux (no map: what BPF programs and
+                  trampolines give on a real host), and a copy whose kernel
                   build ID is a new one
   stand-in        make_standin.py: vmlinux stand-in with the new build ID
-  original report the original profile with kallsyms: the reference symbols
+  original report the original profile with kallsyms: the reference symbols;
+                  the samples outside the vmlinux raw there, and in every
+                  report that compares with it
   before          moved profile, empty HOME: kernel samples unresolved
   before-zeroed   same with a zeroed kallsyms copy in the build-id cache
   oracle          moved profile --vmlinux=STANDIN == original with kallsyms;
@@ -61,9 +65,12 @@ every response the server counted (all codes and types, /metrics excluded):
                   its session, exit 0); the terminal's echo and line mode
                   are put back
   exec-path       bare name from perf's exec-path: <DIR>/symprov/
-                  libdebuginfodprov.so, no LD_LIBRARY_PATH: not found without
-                  DIR (control), REF byte for byte with --exec-path=DIR and
-                  with PERF_EXEC_PATH=DIR
+                  libdebuginfodprov-exec-path.so, no LD_LIBRARY_PATH: not
+                  found without DIR (control), REF byte for byte with
+                  --exec-path=DIR and with PERF_EXEC_PATH=DIR
+  readme-line     PERF_SYMBOL_PROVIDERS=libdebuginfodprov.so, no
+                  LD_LIBRARY_PATH, with build/perf/perf: found in the
+                  tree's build/lib, REF byte for byte
 
   verbose         -v: one line, "debuginfod supplied the whole file (N MiB)
                   of the vmlinux with build ID ...", N the stand-in's size
@@ -95,6 +102,9 @@ every response the server counted (all codes and types, /metrics excluded):
                   terminal's settings as before; the transfer cut short
   tui-found       the TUI against the real server: the "supplied" line on
                   the help line, the kernel's symbols in the browser
+  tui-not-loaded  a provider that cannot load first in the list: on the TUI
+                  a warning box names it and why, once; a key, then the
+                  browser with the next provider's symbols
   tui-annotate    the TUI with "sym" then debuginfod: nothing fetched at
                   start; the annotate action on a kernel symbol fetches
                   the whole file once and shows its annotation
@@ -142,6 +152,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..', 'lib'))
 import compare_reports  # noqa: E402
 import make_kallsyms_cache  # noqa: E402
+import make_profile  # noqa: E402
 from debuginfod_server import (DebuginfodServer, http_get,  # noqa: E402
                                response_counts)
 from elf_mutate import ElfImage  # noqa: E402
@@ -156,6 +167,11 @@ REPORT_ARGS = ["report", "--stdio", "-F", "overhead,sample,period,dso,sym"]
 # Byte-for-byte comparisons: the report users look at
 SORT_ARGS = ["report", "--stdio", "--sort", "dso,sym"]
 PROVIDER = "libdebuginfodprov.so"
+# the same, under a name only <exec-path>/symprov/ has
+EXEC_PATH_PROVIDER = "libdebuginfodprov-exec-path.so"
+# 1 kernel sample in OUTSIDE_EVERY is put outside the vmlinux, where a real
+# host has BPF programs: the original leaves them raw, so must the others
+OUTSIDE_EVERY = 50
 BROKEN_ENTRY = "/nonexistent/libnothere.so"
 # What perf 6.12 prints when no local source has the kernel's symbols:
 # only when no provider is asked next (they say what they did instead)
@@ -337,8 +353,11 @@ class Runner:
         text, _, entries = self.report(
             name, self.p("moved.data"), self.fresh_home(name),
             extra_args=["--vmlinux=" + self.standin], sort=True)
-        problems = [e.line for e in entries if e.kernel and e.raw]
-        if problems or not any(e.kernel for e in entries):
+        # unresolved: only what the original left so, outside the vmlinux
+        raw = {e.sym for e in self.expected if e.kernel and e.raw}
+        problems = [e.line for e in entries if e.kernel and e.raw and
+                    e.sym not in raw]
+        if problems or not any(e.kernel and not e.raw for e in entries):
             raise E2EError("--vmlinux=STANDIN report: no kernel samples or "
                            "unresolved ones: %s" % problems[:3])
         return text
@@ -470,7 +489,9 @@ class Runner:
     def step_profile(self):
         args = ["--original", self.p("orig.data"), "--moved",
                 self.p("moved.data"), "--duration", str(self.args.duration),
-                "--perf", self.record_perf]
+                "--perf", self.record_perf,
+                # samples outside the vmlinux, as a real host has them
+                "--outside-vmlinux", str(OUTSIDE_EVERY)]
         res = run([sys.executable, os.path.join(HERE, "make_profile.py")] +
                   args, timeout=self.args.duration + 180)
         sys.stderr.write(res.stderr)
@@ -490,10 +511,19 @@ class Runner:
     def step_expected(self):
         _, _, self.expected = self.report("original", self.p("orig.data"),
                                           self.fresh_home("original"))
-        # the reference itself: kernel samples, all resolved
+        # the reference itself: kernel samples, resolved but for those
+        # outside the vmlinux, which the profile carries on purpose
         problems = compare_reports.compare(self.expected, self.expected)
         if problems:
             raise E2EError("; ".join(problems))
+        outside = ["%#x" % (make_profile.OUTSIDE_BASE + 0x40 * i)
+                   for i in range(make_profile.OUTSIDE_ADDRESSES)]
+        raw = {e.sym for e in self.expected if e.kernel and e.raw}
+        if not raw.issuperset(outside):
+            raise E2EError("the original report does not show the samples "
+                           "put outside the vmlinux raw: %s" % sorted(raw))
+        log("original report: %d kernel entries unresolved, %d of them put "
+            "there on purpose" % (len(raw), len(outside)))
 
     def zeroed_home(self, name):
         home = self.fresh_home(name)
@@ -1078,6 +1108,36 @@ class Runner:
                     for k in got):
             raise E2EError("tui-found: server traffic %s" % fmt_traffic(got))
 
+    def step_tui_not_loaded(self):
+        """A provider that cannot load, on the TUI: a warning box names it
+        and the reason (perf's own warnings are such boxes) and waits for a
+        key; then the browser, the next provider's symbols in it."""
+        sym = self.top_kernel_symbol()
+        env = clean_env(self.fresh_home("tui-not-loaded"), self.provider_env(
+            self.fresh_cache("tui-not-loaded"),
+            providers=BROKEN_ENTRY + ":" + PROVIDER))
+        want = "symbol provider '%s' skipped: " % BROKEN_ENTRY
+        with Terminal(self.work, "tui-not-loaded") as term:
+            term.start(self.without_debug_files(
+                [self.perf, "report", "-i", self.p("moved.data")]), env)
+            box = term.wait_for(lambda s: want in s and
+                                "Press any key" in s, 60, "the warning box")
+            # its lines are cut to fit: read them as one text
+            flat = " ".join(re.sub(r"^[\s\u2502x]+|[\s\u2502x]+$", "", x)
+                            for x in box.splitlines())
+            if "cannot open shared object file" not in flat:
+                raise E2EError("no reason in the box:\n" + box)
+            term.keys("Enter")
+            term.wait_for(lambda s: "Samples:" in s and "[k] " + sym in s,
+                          60, "the browser with " + sym)
+            browser = len(term.seen) - 1
+            self.quit_tui(term)
+            if any(want in s and "Press any key" in s
+                   for s in term.seen[browser:]):
+                raise E2EError("the warning box came again")
+        log("tui-not-loaded: in a box, once: %s" % flat[
+            flat.index(want):flat.index("Press any key")].strip())
+
     def step_tui_annotate(self):
         """The symbols only at start ("sym"), the whole file from debuginfod
         when the TUI's annotate action is taken on a kernel symbol."""
@@ -1148,34 +1208,36 @@ class Runner:
 
     def step_exec_path(self):
         """A bare name from <exec-path>/symprov/, without LD_LIBRARY_PATH
-        (perf/util/symprov.c: symprov__dir(), get_argv_exec_path())."""
+        (perf/util/symprov.c: symprov__dirs(), get_argv_exec_path()), under
+        a name no other directory has."""
         xdir = self.fresh_dir("exec-path")
         os.makedirs(os.path.join(xdir, "symprov"))
         shutil.copy2(os.path.join(self.libdir, PROVIDER),
-                     os.path.join(xdir, "symprov", PROVIDER))
+                     os.path.join(xdir, "symprov", EXEC_PATH_PROVIDER))
         drop = ("LD_LIBRARY_PATH", "PERF_EXEC_PATH")
 
         # control: the bare name is not found by dlopen() alone, so what
         # finds it below is the exec-path directory
         env = self.provider_env(self.fresh_cache("exec-path-none"),
-                                providers=PROVIDER, ld_path=False)
+                                providers=EXEC_PATH_PROVIDER, ld_path=False)
         before = self.traffic()
         _, err, entries = self.report(
             "exec-path-none", self.p("moved.data"),
             self.fresh_home("exec-path-none"), env, sort=True,
             drop_env=drop)
         if not any(e.kernel and e.raw for e in entries) or \
-                not any(PROVIDER in x and "skipped" in x
+                not any(EXEC_PATH_PROVIDER in x and "skipped" in x
                         for x in self.symprov_lines(err)):
             raise E2EError("%s is found without the exec-path directory and "
-                           "LD_LIBRARY_PATH (installed system-wide?): this "
-                           "check cannot tell" % PROVIDER)
+                           "LD_LIBRARY_PATH: this check cannot tell"
+                           % EXEC_PATH_PROVIDER)
         self.expect_traffic(before, {}, "control, no exec-path")
 
         for how in ("--exec-path", "PERF_EXEC_PATH"):
             name = "exec-path-" + how.strip("-").lower()
             env = self.provider_env(self.fresh_cache(name),
-                                    providers=PROVIDER, ld_path=False)
+                                    providers=EXEC_PATH_PROVIDER,
+                                    ld_path=False)
             pre = []
             if how == "--exec-path":
                 pre = ["--exec-path=" + xdir]
@@ -1189,6 +1251,25 @@ class Runner:
             self.expect_identical(name, text)
             self.expect_no_symprov_stderr(err, name)
             self.expect_traffic(before, self.SYMBOLS_FETCH, how)
+
+    def step_readme_line(self):
+        """The README's line as printed, with the perf `make perf` built
+        for the tree: PERF_SYMBOL_PROVIDERS=libdebuginfodprov.so perf
+        report, no LD_LIBRARY_PATH, no install: that perf looks for bare
+        names in the tree's build/lib too (SYMPROV_PROVIDER_DIRS)."""
+        if os.path.realpath(self.perf) != os.path.realpath(
+                os.path.join(REPO, "build", "perf", "perf")):
+            raise E2EError("%s is not the tree's build/perf/perf: it may "
+                           "not look in build/lib" % self.perf)
+        env = self.provider_env(self.fresh_cache("readme-line"),
+                                providers=PROVIDER, ld_path=False)
+        before = self.traffic()
+        text, err, _ = self.report(
+            "readme-line", self.p("moved.data"), self.fresh_home("readme"),
+            env, sort=True, drop_env=("LD_LIBRARY_PATH", "PERF_EXEC_PATH"))
+        self.expect_identical("readme-line", text)
+        self.expect_no_symprov_stderr(err, "readme-line")
+        self.expect_traffic(before, self.SYMBOLS_FETCH, "readme-line")
 
     def provider_checks(self):
         self.check("no-providers", self.step_no_providers)
@@ -1224,6 +1305,7 @@ class Runner:
         self.check("other-tool", self.step_other_tool)
         self.check("keys", self.step_keys)
         self.check("exec-path", self.step_exec_path)
+        self.check("readme-line", self.step_readme_line)
         self.check("verbose", self.step_verbose)
         self.check("unavailable", self.step_unavailable)
         self.check("damaged", self.step_damaged)
@@ -1231,6 +1313,7 @@ class Runner:
         self.content_checks()
         self.check("tui-skip", self.step_tui_skip)
         self.check("tui-found", self.step_tui_found)
+        self.check("tui-not-loaded", self.step_tui_not_loaded)
         self.check("tui-annotate", self.step_tui_annotate)
         self.check("top", self.step_top)
 

@@ -3,7 +3,7 @@
 with its whole file.
 
     run_symbols_e2e.py [--perf PERF] [--workdir DIR] [--duration 3]
-                       [--real-vmlinux FILE]
+                       [--real-vmlinux FILE] [--real-deb DEB]
 
 Needs root (perf record -a, real /proc/kallsyms addresses), gcc, ld,
 readelf, debuginfod, and `make` (build/bin/symprov,
@@ -37,6 +37,16 @@ build ID: every line of a resolved sample must be the same; the lines of
 samples no symbol covers, whose printed address perf takes from the
 section's file offset, are counted.
 
+--real-deb DEB (Debian's linux-image-*-dbg package, not part of `make
+check`) serves DEB itself with a freshly started `debuginfod -U`, which
+has extracted nothing of it yet (a cold distribution server), and runs
+the README's line, `PERF_SYMBOL_PROVIDERS=libdebuginfodprov.so perf
+report -v`, on the profile moved to its vmlinux's build ID: the first
+report must get the symbols only, by section queries and nothing else,
+with no file rejected, and name the kernel's symbols as with --vmlinux
+of the package's vmlinux (resolved lines the same; printed addresses of
+samples no symbol covers may differ, as above).
+
 PERF defaults to $PERF, else build/perf/perf (with --vmlinux any perf
 6.12 does).  Ends with "N passed, N failed"; exit status 0 when all
 passed, 1 when a check failed, 2 when the checks could not run.
@@ -60,6 +70,7 @@ from debuginfod_server import DebuginfodServer, metric  # noqa: E402
 from e2elib import (E2EError, REPO, clean_env, find_perf, log,  # noqa: E402
                     loud, run, run_checks)
 from elf_fixtures import read_build_id, read_sections  # noqa: E402
+import debfiles  # noqa: E402
 
 BID_ONE = '5e1f0000000000000000000000000000000e2e01'
 BID_SECTIONS = '5e1f0000000000000000000000000000000e2e02'
@@ -101,6 +112,9 @@ class Runner:
         if not shutil.which(self.perf) and not os.access(self.perf,
                                                          os.X_OK):
             why.append('no perf at %s' % self.perf)
+        if self.args.real_deb and not shutil.which('bsdtar'):
+            why.append('debuginfod -U needs bsdtar (Debian package '
+                       'libarchive-tools)')
         return why
 
     # the profile and the stand-ins --------------------------------------
@@ -332,6 +346,48 @@ class Runner:
         log('%d sections hold symbols: the same index, name, address and '
             'SHF_ALLOC; %d of them another size' % (len(in_use), sized))
 
+    def step_real_deb(self):
+        deb = os.path.abspath(self.args.real_deb)
+        vmlinux = debfiles.members(deb, './usr/lib/debug/boot/vmlinux-')
+        if len(vmlinux) != 1:
+            raise E2EError('%s: no vmlinux, or several: %s' % (deb, vmlinux))
+        real = debfiles.extract(deb, vmlinux, self.fresh('deb-files'))[0]
+        bid = read_build_id(real)
+        moved = self.p('moved-%s.data' % bid)
+        make_profile.move_profile(self.p('orig.data'), moved, bid)
+        root = self.fresh('srv-deb')
+        os.symlink(deb, os.path.join(root, os.path.basename(deb)))
+        args = [self.perf, 'report', '--stdio', '--sort', 'dso,sym',
+                '--no-children', '--call-graph=none', '-i', moved]
+        with DebuginfodServer(root, extra_args=['-U', '-L'],
+                              index_timeout=900,
+                              log_path=self.p('debuginfod-deb.log')) as srv:
+            before = srv.metrics()
+            env = clean_env(self.fresh('home-deb'), {
+                'DEBUGINFOD_URLS': srv.url,
+                'DEBUGINFOD_CACHE_PATH': self.fresh('cache-deb'),
+                'PERF_SYMBOL_PROVIDERS': 'libdebuginfodprov.so'})
+            env.pop('LD_LIBRARY_PATH', None)
+            res = run(args[:2] + ['-v'] + args[2:], 900, env=env)
+            after = srv.metrics()
+        said = [x for x in res.stderr.splitlines() if x.startswith('symprov')]
+        if not any('debuginfod supplied the symbols only' in x
+                   for x in said) or any('rejected' in x for x in said):
+            raise E2EError('cold -U server: %s' % '; '.join(said))
+        sent = {t: metric(after, 'http_responses_transfer_bytes_count',
+                          type=t) -
+                metric(before, 'http_responses_transfer_bytes_count', type=t)
+                for t in ('section', 'debuginfo', 'executable')}
+        if sent['debuginfo'] or sent['executable'] or not sent['section']:
+            raise E2EError('cold -U server sent %s' % sent)
+        # -v shows more in the report: compare a plain one (cached now)
+        mine = run(args, 600, env=env).stdout
+        full = run(args + ['--vmlinux=' + real], 600,
+                   env=clean_env(self.fresh('home-deb-full'))).stdout
+        self.compare_real_reports(mine, full, False)
+        log('cold -U server: %s; %s' % (sent, next(
+            x for x in said if 'supplied' in x)))
+
     @staticmethod
     def compare_real_reports(mine, full, callchains):
         a, b = mine.splitlines(), full.splitlines()
@@ -367,6 +423,8 @@ class Runner:
             self.check('sections', lambda: self.step_sections(server))
         if self.args.real_vmlinux:
             self.check('real vmlinux', self.step_real)
+        if self.args.real_deb:
+            self.check('real package, cold -U server', self.step_real_deb)
         return self.finish()
 
     def finish(self):
@@ -383,6 +441,8 @@ def main(argv=None):
     ap.add_argument('--workdir', help='keep everything here')
     ap.add_argument('--duration', type=int, default=3)
     ap.add_argument('--real-vmlinux', help='also check this vmlinux')
+    ap.add_argument('--real-deb', help='also check this linux-image-*-dbg '
+                    'package, served by a cold debuginfod -U')
     return run_checks(Runner, ap.parse_args(argv), 'symbols-only e2e')
 
 
