@@ -124,9 +124,11 @@ perf-glue.patch: $(PERF_SERIES_SRCS)
 	bash scripts/perf-series.sh refresh
 
 # Builds the committed patch; check-perf-glue says when it is stale.
-# perf looks for bare provider names in $(LIBDIR)/symprov too.
+# This perf looks for bare provider names in the tree's build/lib (so the
+# README's line works right after `make`), then in $(LIBDIR)/symprov.
 perf:
-	bash scripts/build-perf.sh $(if $(filter-out /usr/local/lib,$(LIBDIR)),SYMPROV_LIBDIR=$(LIBDIR))
+	bash scripts/build-perf.sh SYMPROV_PROVIDER_DIRS=$(CURDIR)/build/lib \
+		$(if $(filter-out /usr/local/lib,$(LIBDIR)),SYMPROV_LIBDIR=$(LIBDIR))
 
 # The series applies patch by patch, carries the current include/ and lib/
 # files, and gives the tree perf-glue.patch gives.

@@ -12,10 +12,14 @@
 #  6. perf report before (raw kernel addresses) and after, with
 #     DEBUGINFOD_URLS and PERF_SYMBOL_PROVIDERS=libdebuginfodprov.so
 #     (symbols), both with an empty HOME and a fresh debuginfod cache.
-#     The bare name is found as README.md says for an installed provider
-#     (`make install` puts it in $(LIBDIR)/symprov, where the loader
-#     looks): here
-#     through LD_LIBRARY_PATH=build/lib
+#     The bare name is found as README.md says: the perf `make perf`
+#     builds looks in the tree's build/lib (no install, no
+#     LD_LIBRARY_PATH)
+#  7. stops the server and runs the line it prints for you, on the same
+#     profile: the answer comes from the client cache it filled
+#
+# Its files stay in build/demo/ (the profile, the stand-in, the client
+# cache), so that the last line it prints can be run again.
 #
 # Environment:
 #   PERF=path             perf to demo (default build/perf/perf)
@@ -23,14 +27,15 @@
 #   DEMO_SKIP_BUILD=1     don't run make / make perf
 #   DEMO_BEFORE_ONLY=1    stop after the "before" report (any perf)
 #   DEMO_DURATION=secs    workload length (default 3)
-#   DEMO_KEEP=1           keep the work directory
+#   DEMO_DIR=dir          where its files go (default build/demo)
 #   DEMO_LINES=n          kernel entries shown per report (default 12)
 #
 # Needs root (system-wide recording, real /proc/kallsyms addresses), gcc,
 # binutils, python3 and elfutils' debuginfod: `make demo` installs them
 # first (scripts/install-deps.sh demo).  Exit status 0 when the "after"
-# report resolves every kernel sample to the same symbols as the original
-# profile.
+# report resolves every kernel sample the original profile resolved to the
+# same symbols (samples outside the vmlinux, such as BPF programs, stay raw
+# in both), and so does the line printed at the end, server stopped.
 
 set -euo pipefail
 
@@ -43,8 +48,8 @@ PERF=${PERF:-$REPO/build/perf/perf}
 RECORD_PERF=${RECORD_PERF:-$PERF}
 DURATION=${DEMO_DURATION:-3}
 PROVIDERS=${PERF_SYMBOL_PROVIDERS:-libdebuginfodprov.so}
-LIBDIR=${SYMPROV_LIB_DIR:-$REPO/build/lib}
 SHOW=${DEMO_LINES:-12}
+DEMO_DIR=${DEMO_DIR:-$REPO/build/demo}
 
 WORK=
 SERVER_PID=
@@ -52,8 +57,7 @@ SERVER_PID=
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 die() { printf 'demo: %s\n' "$*" >&2; exit 1; }
 
-cleanup() {
-	local rc=$?
+stop_server() {
 	if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
 		kill -TERM "$SERVER_PID" 2>/dev/null || true
 		for _ in $(seq 50); do
@@ -64,13 +68,13 @@ cleanup() {
 		wait "$SERVER_PID" 2>/dev/null || true
 		echo "demo: debuginfod stopped" >&2
 	fi
-	if [ -n "$WORK" ]; then
-		if [ "${DEMO_KEEP:-0}" = 1 ] || [ $rc -ne 0 ]; then
-			echo "demo: files kept in $WORK" >&2
-		else
-			rm -rf "$WORK"
-		fi
-	fi
+	SERVER_PID=
+}
+
+cleanup() {
+	local rc=$?
+	stop_server
+	[ -z "$WORK" ] || echo "demo: files in ${WORK#"$REPO"/}" >&2
 	exit $rc
 }
 trap cleanup EXIT
@@ -128,7 +132,9 @@ case $PERF in
 	*) need "$PERF" ;;
 esac
 
-WORK=$(mktemp -d -t symprov-demo.XXXXXX)
+WORK=$DEMO_DIR
+rm -rf "$WORK"
+mkdir -p "$WORK"
 
 say "Recording ${DURATION}s of system-wide samples, then moving the profile"
 timeout $((DURATION + 240)) "$PYTHON" "$E2E/make_profile.py" \
@@ -176,23 +182,40 @@ URL=$(cat "$WORK/url")
 echo "debuginfod: $URL (serving $WORK/srv)"
 
 say "AFTER: the same, with the debuginfod symbol provider"
-printf '$ DEBUGINFOD_URLS=%s PERF_SYMBOL_PROVIDERS=%s \\\n    LD_LIBRARY_PATH=%s \\\n    perf report --stdio --sort dso,sym -i moved.data\n' \
-	"$URL" "$PROVIDERS" "${LIBDIR#"$REPO"/}"
+printf '$ DEBUGINFOD_URLS=%s PERF_SYMBOL_PROVIDERS=%s \\\n    perf report --stdio --sort dso,sym -i moved.data\n' \
+	"$URL" "$PROVIDERS"
 perf_report "$WORK/moved.data" "$WORK/home-after" \
 	DEBUGINFOD_URLS="$URL" DEBUGINFOD_CACHE_PATH="$WORK/debuginfod-cache" \
 	PERF_SYMBOL_PROVIDERS="$PROVIDERS" \
-	LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 	>"$WORK/report-after.txt" 2>"$WORK/report-after.err" \
 	|| die "perf report failed: $(tail -3 "$WORK/report-after.err")"
 show "$WORK/report-after.txt"
 show_stderr "$WORK/report-after.err"
-if grep -q 'No kallsyms or vmlinux' "$WORK/report-after.err"; then
-	echo "  (perf prints that before it asks the providers: docs/PERF.md, Limits)"
-fi
 
 say "debuginfod responses (code type count)"
 "$PYTHON" "$TESTLIB/debuginfod_server.py" counts "$URL"
 
 say "AFTER vs. the original profile (kernel entries, up to aliases)"
 summarize --kallsyms "$WORK/kallsyms" --max-problems 8 --kernel-only \
-	"$WORK/report-original.txt" "$WORK/report-after.txt"
+	"$WORK/report-original.txt" "$WORK/report-after.txt" ||
+	die "the report through the provider is not the original one"
+
+# The README's line on this profile, as a person would type it in the
+# tree: the server is gone, the client cache answers.
+stop_server
+rel() { case $1 in "$REPO"/*) echo "${1#"$REPO"/}" ;; *) echo "$1" ;; esac; }
+line=(DEBUGINFOD_URLS="$URL" DEBUGINFOD_CACHE_PATH="$(rel "$WORK/debuginfod-cache")"
+	PERF_SYMBOL_PROVIDERS="$PROVIDERS" "$(rel "$PERF")" report
+	-i "$(rel "$WORK/moved.data")")
+(cd "$REPO" && env -u DEBUGINFOD_URLS -u PERF_SYMBOL_PROVIDERS \
+	-u DEBUGINFOD_CACHE_PATH -u PERF_CONFIG -u LD_LIBRARY_PATH \
+	HOME="$WORK/home-yours" LC_ALL=C PAGER=cat "${line[@]}" \
+	--stdio --sort dso,sym) >"$WORK/report-yours.txt" \
+	2>"$WORK/report-yours.err" ||
+	die "the line below failed: $(tail -3 "$WORK/report-yours.err")"
+summarize --kernel-only "$WORK/report-after.txt" "$WORK/report-yours.txt" \
+	>/dev/null ||
+	die "the line below does not give the AFTER report: see $(rel "$WORK")"
+
+say "Your turn: perf report's TUI on the same profile (in $REPO; the server is stopped, the client cache answers)"
+printf '$ %s \\\n    %s\n' "${line[*]:0:2}" "${line[*]:2}"
