@@ -11,6 +11,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import time
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -187,6 +190,53 @@ def loud(msg):
     text = "\n%s\n!! %s\n%s\n" % (bar, msg.replace("\n", "\n!! "), bar)
     print(text, flush=True)
     print(text, file=sys.stderr, flush=True)
+
+
+class Checks:
+    """A runner's work directory, its checks and their tally: a check is a
+    function that returns, or raises with the reason it failed."""
+
+    def __init__(self, args, prefix):
+        self.args = args
+        self.perf = find_perf(args.perf)
+        self.build = os.path.join(REPO, "build")
+        self.symprov = os.path.join(self.build, "bin", "symprov")
+        self.work = args.workdir or tempfile.mkdtemp(prefix=prefix)
+        os.makedirs(self.work, exist_ok=True)
+        self.passed, self.failed = [], []
+
+    def p(self, *names):
+        return os.path.join(self.work, *names)
+
+    def fresh(self, name):
+        """An empty directory NAME of the work directory."""
+        d = self.p(name)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        return d
+
+    def check(self, name, fn):
+        """PASS or FAIL, and why, of fn()."""
+        log("--- " + name)
+        t = time.monotonic()
+        try:
+            fn()
+        except (E2EError, AssertionError, OSError, ValueError,
+                subprocess.SubprocessError) as e:
+            self.failed.append(name)
+            print("FAIL %s: %s" % (name, e), flush=True)
+            if os.environ.get("E2E_DEBUG"):
+                traceback.print_exc()
+            return False
+        self.passed.append(name)
+        print("PASS %s (%.1fs)" % (name, time.monotonic() - t), flush=True)
+        return True
+
+    def finish(self):
+        if self.failed:
+            print("failed: " + ", ".join(self.failed))
+        print("%d passed, %d failed" % (len(self.passed), len(self.failed)))
+        return 1 if self.failed else 0
 
 
 def run_checks(runner_class, args, name):

@@ -57,18 +57,16 @@ import os
 import shutil
 import signal
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 import make_profile  # noqa: E402
 import make_standin  # noqa: E402
-import run_e2e  # noqa: E402
 from compare_reports import parse_report  # noqa: E402
 from debuginfod_server import DebuginfodServer, metric  # noqa: E402
-from e2elib import (E2EError, REPO, clean_env, find_perf, log,  # noqa: E402
-                    loud, run, run_checks)
+from e2elib import (Checks, E2EError, clean_env, log, loud,  # noqa: E402
+                    run, run_checks)
 from elf_fixtures import read_build_id, read_sections  # noqa: E402
 import debfiles  # noqa: E402
 
@@ -80,23 +78,9 @@ NOTES = ('.note.gnu.build-id', '.notes', '.note')
 SPLIT_NAMES = ('.text', '.entry.text', '.init.text')
 
 
-
-
-class Runner:
+class Runner(Checks):
     def __init__(self, args):
-        self.args = args
-        self.perf = find_perf(args.perf)
-        self.build = os.path.join(REPO, 'build')
-        self.symprov = os.path.join(self.build, 'bin', 'symprov')
-        self.work = args.workdir or tempfile.mkdtemp(prefix='symprov-sym-')
-        os.makedirs(self.work, exist_ok=True)
-        self.passed, self.failed = [], []
-
-    def p(self, *names):
-        return os.path.join(self.work, *names)
-
-    # one check: PASS or FAIL and its reason, as run_e2e.py's
-    check = run_e2e.Runner.check
+        super().__init__(args, 'symprov-sym-')
 
     def preflight(self):
         why = []
@@ -128,12 +112,6 @@ class Runner:
         with open('/proc/kallsyms', 'rb') as fi, \
                 open(self.p('kallsyms'), 'wb') as fo:
             fo.write(fi.read())
-
-    def fresh(self, name):
-        d = self.p(name)
-        shutil.rmtree(d, ignore_errors=True)
-        os.makedirs(d)
-        return d
 
     def step_standins(self):
         srv = self.fresh('srv')
@@ -426,13 +404,6 @@ class Runner:
         if self.args.real_deb:
             self.check('real package, cold -U server', self.step_real_deb)
         return self.finish()
-
-    def finish(self):
-        if self.failed:
-            print('failed: ' + ', '.join(self.failed))
-        print('%d passed, %d failed' % (len(self.passed), len(self.failed)))
-        return 1 if self.failed else 0
-
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
