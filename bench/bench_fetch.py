@@ -16,7 +16,7 @@ from benchlib import (BenchError, clean_env, column, drop_dirty,
                       verdict, verdict_at_most)
 from debuginfod_server import metric, response_counts
 from elf_fixtures import read_sections
-from throttle_proxy import ThrottleProxy
+from link_proxy import ThrottleProxy
 from valgrind_tools import by_function, callgrind_ir, largest_change
 
 SERVED_TYPES = ('debuginfo', 'executable', 'section')

@@ -1,16 +1,20 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-"""A rate-limited link on 127.0.0.1: a TCP proxy in front of a server.
+"""A slow link on 127.0.0.1: a TCP proxy in front of a server.
 
     with ThrottleProxy(upstream_port, mbit=20) as link:
         env['DEBUGINFOD_URLS'] = link.url
         ...
         link.down_bytes   # bytes sent to the clients
+    with ThrottleProxy(upstream_port, hold=1.5) as slow:
+        ...
+        slow.requests     # the request lines, in order: ['GET /buildid/...']
 
 Everything the server sends to every client shares one link of MBIT
-Mbit/s, paced in pieces of up to 64 KiB; requests go up unthrottled.
-Bounded in time like the project's other hand-made servers: idle
-connections are dropped after IDLE seconds and the whole proxy stops after
-MAX_SECONDS.
+Mbit/s (0: no bound), paced in pieces of up to 64 KiB; requests go up
+unthrottled, each HOLD seconds after it came (a server that takes its
+time to answer).  Bounded in time like the
+project's other hand-made servers: idle connections are dropped after IDLE
+seconds and the whole proxy stops after MAX_SECONDS.
 """
 import select
 import socket
@@ -46,9 +50,12 @@ class Link:
 
 
 class ThrottleProxy:
-    def __init__(self, upstream_port, mbit, idle=60, max_seconds=3600):
+    def __init__(self, upstream_port, mbit=0, idle=60, max_seconds=3600,
+                 hold=0):
         self.upstream = (HOST, upstream_port)
-        self.link = Link(mbit * 1e6)
+        self.link = Link(mbit * 1e6) if mbit else None
+        self.hold = hold
+        self.requests = []
         self.idle = idle
         self.deadline = time.monotonic() + max_seconds
         self.down_bytes = 0
@@ -113,7 +120,14 @@ class ThrottleProxy:
                 data = src.recv(PIECE)
                 if not data:
                     break
-                if down:
+                # a request: its first line (a connection is kept for
+                # several, one at a time)
+                if not down and data[:4] in (b'GET ', b'HEAD'):
+                    with self.count_lock:
+                        self.requests.append(data.split(b'\r\n', 1)[0]
+                                             .decode('latin-1'))
+                    self.stopping.wait(self.hold)
+                if down and self.link:
                     self.link.take(len(data))
                 dst.sendall(data)
                 active[0] = time.monotonic()
