@@ -8,6 +8,16 @@
  *   DIR/buildid/ID/executable
  *
  * and, for a kernel none of these names, the kernel index (bdd_index.c).
+ * Each kind gets only its own files:
+ *
+ *   kernel       rest.debug, debuginfo, rest, executable, the index
+ *   module       rest.debug, debuginfo
+ *   debuginfo    rest.debug, debuginfo
+ *   executable   rest, executable: never separate debug info
+ *
+ * A module is wanted as built, with its symbols and DWARF: a plain
+ * .build-id link to one, where a distribution has it, names the installed
+ * module, stripped of DWARF and usually compressed.
  *
  * Symlinks are followed wherever they lead: Fedora's .build-id links
  * point out of /usr/lib/debug.  What makes that safe is that no file is
@@ -45,13 +55,13 @@ static int bdd_layouts_of(uint32_t kind, enum bdd_layout *l)
 {
 	switch (kind) {
 	case SYMPROV_KIND_KERNEL:
-	case SYMPROV_KIND_KERNEL_MODULE:
 		/* DWARF also serves data-type profiling: prefer it. */
 		l[0] = BDD_BUILD_ID_DEBUG;
 		l[1] = BDD_SERVER_DEBUGINFO;
 		l[2] = BDD_BUILD_ID_PLAIN;
 		l[3] = BDD_SERVER_EXECUTABLE;
 		return 4;
+	case SYMPROV_KIND_KERNEL_MODULE:
 	case SYMPROV_KIND_DEBUGINFO:
 		l[0] = BDD_BUILD_ID_DEBUG;
 		l[1] = BDD_SERVER_DEBUGINFO;
