@@ -2,8 +2,9 @@
 /*
  * Debian's kernel -dbg packages have .build-id links only for the vDSOs:
  * their vmlinux and their modules (1,138 .ko files, 1.5 GB, for 6.12's
- * cloud kernel) are found by the build ID notes they carry.  Only the
- * notes are read (libelf maps the file).
+ * cloud kernel) are found by the build ID notes they carry.  Of each file
+ * only the ELF header, the section headers and the notes are read, with
+ * pread() and no read-ahead: a few pages, wherever they are in the file.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -61,11 +62,20 @@ static void *bdd_room(void *arr, size_t nr, size_t *alloc, size_t size)
 /* The build ID note of @fd, into @f.  0, or -1 when it has none. */
 static int bdd_note_build_id(int fd, struct bdd_indexed *f)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	const void *id;
-	ssize_t len = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+	ssize_t len = -1;
+	Elf *elf;
 	int ret = -1;
 
+	/*
+	 * A mapped file is read ahead around each page touched: most of a
+	 * small module.  libelf's pread()s, without read-ahead, read the
+	 * headers and the notes alone.
+	 */
+	posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf)
+		len = dwelf_elf_gnu_build_id(elf, &id);
 	if (len > 0 && len <= SYMPROV_BUILD_ID_MAX) {
 		memcpy(f->build_id, id, (size_t)len);
 		f->build_id_len = (size_t)len;
