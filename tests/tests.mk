@@ -130,7 +130,7 @@ check-integration: $(TEST_DEPS)
 
 # The buildiddir provider on Debian's real kernel -dbg package, unpacked
 # (SYMPROV_KERNEL_DBG_DEB=path/to.deb; 318 MB, so not in check).
-check-buildiddir-deb: all
+check-buildiddir-deb: all $(B)/tests/concurrent_find
 	@$(PYTHON) tests/integration/test_buildiddir_deb.py --build $(B)
 
 # The first symbols-only fetch from a cold `debuginfod -U` on Debian's real
