@@ -84,7 +84,21 @@ $(B)/tests/test_buildiddir: $(call obj,tests/unit/test_buildiddir.c lib/symprov_
 	$(B)/lib/libbuildiddirprov.so
 $(B)/tests/test_buildiddir: EXTRA_LDFLAGS := -Wl,--build-id=0x$(TEST_BDD_BUILD_ID)
 $(call obj,tests/unit/test_buildiddir.c): \
-	ALL_CPPFLAGS += -DTEST_BUILD_ID='"$(TEST_BDD_BUILD_ID)"'
+	ALL_CPPFLAGS += -DTEST_BUILD_ID='"$(TEST_BDD_BUILD_ID)"' \
+		-DTEST_BDD_FIXTURES='"$(abspath $(B))/tests/bdd"'
+# ... and kernel modules, linked as Kbuild links them, and a program and
+# its separate debug file, each named by its build ID.
+$(B)/tests/test_buildiddir: $(patsubst %,$(B)/tests/bdd/0b1dd1d%.ko,1 2 3) \
+	$(B)/tests/bdd/0b1dd1de.debug
+$(B)/tests/bdd/%.ko:
+	@mkdir -p $(dir $@)
+	printf 'int f(void) { return 0; }\n' | $(CC) -g -c -x c -o $@.o -
+	ld -r --build-id=0x$* -o $@ $@.o
+$(B)/tests/bdd/%.debug:
+	@mkdir -p $(dir $@)
+	printf 'int main(void) { return 0; }\n' | \
+		$(CC) -g -x c -Wl,--build-id=0x$* -o $(B)/tests/bdd/$* -
+	objcopy --only-keep-debug $(B)/tests/bdd/$* $@
 
 $(UNIT_BINS):
 	@mkdir -p $(dir $@)
@@ -116,7 +130,7 @@ check-integration: $(TEST_DEPS)
 
 # The buildiddir provider on Debian's real kernel -dbg package, unpacked
 # (SYMPROV_KERNEL_DBG_DEB=path/to.deb; 318 MB, so not in check).
-check-buildiddir-deb: all
+check-buildiddir-deb: all $(B)/tests/concurrent_find
 	@$(PYTHON) tests/integration/test_buildiddir_deb.py --build $(B)
 
 # The first symbols-only fetch from a cold `debuginfod -U` on Debian's real

@@ -3,8 +3,6 @@
 #ifndef BDD_H
 #define BDD_H
 
-#include <pthread.h>
-#include <stdbool.h>
 #include <stddef.h>
 
 #include "bdd_index.h"
@@ -18,9 +16,7 @@ struct bdd_state {
 	const struct symprov_host *host;
 	char **dirs; /* the trees, in the order they are searched */
 	size_t nr_dirs;
-	pthread_mutex_t index_lock;
-	bool indexed; /* under index_lock; then @index is read-only */
-	struct bdd_index index;
+	struct bdd_index index; /* kernels and modules by their notes */
 };
 
 /* What looking at one candidate file gave. */

@@ -7,7 +7,17 @@
  *   DIR/buildid/ID/debuginfo      a debuginfod server's URL layout
  *   DIR/buildid/ID/executable
  *
- * and, for a kernel none of these names, the kernel index (bdd_index.c).
+ * and, for a kernel or a kernel module none of these names, the index of
+ * the files' notes (bdd_index.c).  Each kind gets only its own files:
+ *
+ *   kernel       rest.debug, debuginfo, rest, executable, the index
+ *   module       rest.debug, debuginfo, the index
+ *   debuginfo    rest.debug, debuginfo
+ *   executable   rest, executable: never separate debug info
+ *
+ * A module is wanted as built, with its symbols and DWARF: a plain
+ * .build-id link to one, where a distribution has it, names the installed
+ * module, stripped of DWARF and usually compressed.
  *
  * Symlinks are followed wherever they lead: Fedora's .build-id links
  * point out of /usr/lib/debug.  What makes that safe is that no file is
@@ -45,13 +55,13 @@ static int bdd_layouts_of(uint32_t kind, enum bdd_layout *l)
 {
 	switch (kind) {
 	case SYMPROV_KIND_KERNEL:
-	case SYMPROV_KIND_KERNEL_MODULE:
 		/* DWARF also serves data-type profiling: prefer it. */
 		l[0] = BDD_BUILD_ID_DEBUG;
 		l[1] = BDD_SERVER_DEBUGINFO;
 		l[2] = BDD_BUILD_ID_PLAIN;
 		l[3] = BDD_SERVER_EXECUTABLE;
 		return 4;
+	case SYMPROV_KIND_KERNEL_MODULE:
 	case SYMPROV_KIND_DEBUGINFO:
 		l[0] = BDD_BUILD_ID_DEBUG;
 		l[1] = BDD_SERVER_DEBUGINFO;
@@ -145,22 +155,19 @@ out:
 	return ret;
 }
 
-/* The kernels indexed by their notes, built at the first need. */
-static const struct bdd_index *bdd_kernels(struct bdd_state *st, int *err)
+/* The part of the index for @kind: 0 and *pk, or -1 for a kind it lacks. */
+static int bdd_part_of(uint32_t kind, enum bdd_part_kind *pk)
 {
-	*err = 0;
-	pthread_mutex_lock(&st->index_lock);
-	if (!st->indexed) {
-		*err = bdd_index_build(&st->index, st->dirs, st->nr_dirs,
-				       st->host);
-		/* a half index after ENOMEM: try again next time */
-		if (*err)
-			bdd_index_fini(&st->index);
-		else
-			st->indexed = true;
+	switch (kind) {
+	case SYMPROV_KIND_KERNEL:
+		*pk = BDD_PART_KERNELS;
+		return 0;
+	case SYMPROV_KIND_KERNEL_MODULE:
+		*pk = BDD_PART_MODULES;
+		return 0;
+	default:
+		return -1;
 	}
-	pthread_mutex_unlock(&st->index_lock);
-	return *err ? NULL : &st->index;
 }
 
 /* Accumulate one bdd_try(): 1 when done (found or out of memory). */
@@ -186,7 +193,8 @@ int bdd_lookup(struct bdd_state *st, const struct symprov_request *req,
 	int nr = bdd_layouts_of(req->kind, layouts);
 	int status = SYMPROV_NOT_FOUND, err = 0;
 	char hex[SYMPROV_BUILD_ID_HEX_MAX];
-	const struct bdd_index *idx;
+	const struct bdd_part *part;
+	enum bdd_part_kind pk;
 	size_t d, i;
 
 	if (!nr)
@@ -204,19 +212,20 @@ int bdd_lookup(struct bdd_state *st, const struct symprov_request *req,
 				return status;
 		}
 	}
-	if (req->kind != SYMPROV_KIND_KERNEL)
+	if (bdd_part_of(req->kind, &pk))
 		return status;
-	idx = bdd_kernels(st, &err);
-	if (!idx)
+	part = bdd_index_get(&st->index, pk, st->dirs, st->nr_dirs, st->host,
+			     &err);
+	if (!part)
 		return err;
-	for (i = 0; i < idx->nr; i++) {
-		const struct bdd_kernel *k = &idx->kernels[i];
+	for (i = 0; i < part->nr; i++) {
+		const struct bdd_indexed *f = &part->files[i];
 
-		if (k->build_id_len != req->build_id_len ||
-		    memcmp(k->build_id, req->build_id, k->build_id_len) != 0)
+		if (f->build_id_len != req->build_id_len ||
+		    memcmp(f->build_id, req->build_id, f->build_id_len) != 0)
 			continue;
 		/* checked again: it may have changed since it was indexed */
-		if (bdd_tried(bdd_try(st, req, k->path, ans), &status))
+		if (bdd_tried(bdd_try(st, req, f->path, ans), &status))
 			return status;
 	}
 	return status;

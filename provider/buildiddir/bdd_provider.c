@@ -100,7 +100,6 @@ static void bdd_fini(void *data)
 		free(st->dirs[i]);
 	free(st->dirs);
 	bdd_index_fini(&st->index);
-	pthread_mutex_destroy(&st->index_lock);
 	free(st);
 }
 
@@ -114,7 +113,7 @@ static int bdd_init(const struct symprov_host *host, void **data)
 	if (!st)
 		return -ENOMEM;
 	st->host = host;
-	pthread_mutex_init(&st->index_lock, NULL);
+	bdd_index_init(&st->index);
 	dirs = bdd_dirs_setting(host, &parse.from);
 	symprov_list_split(dirs, ':', bdd_count, &n);
 	st->dirs = calloc(n ? n : 1, sizeof(*st->dirs));

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * concurrent_find PROVIDERS NR_THREADS BUILD_ID [symbols]: ask one loader
- * for the same build ID (its symbols only, with "symbols") from NR_THREADS
- * threads at once, as perf's threads may.  Prints one "status path" line
- * per thread; exits 0 when all found the same path.
+ * concurrent_find [-v] [-k KIND] PROVIDERS NR_THREADS BUILD_ID [symbols]:
+ * ask one loader for the same build ID (its symbols only, with "symbols")
+ * from NR_THREADS threads at once, as perf's threads may.  KIND is an enum
+ * symprov_kind number (default 1, a kernel); -v shows the providers' info
+ * lines.  Prints one "status path" line per thread; exits 0 when all found
+ * the same path.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symprov_buildid.h"
 #include "symprov_loader.h"
@@ -39,15 +43,18 @@ static void *ask(void *arg)
 static void log_stderr(void *data, int level, const char *provider,
 		       const char *msg)
 {
-	(void)data;
-	if (level <= SYMPROV_LOG_WARN)
+	const bool *verbose = data;
+
+	if (level <= (*verbose ? SYMPROV_LOG_INFO : SYMPROV_LOG_WARN))
 		fprintf(stderr, "concurrent_find: %s: %s\n", provider ?: "",
 			msg);
 }
 
 int main(int argc, char **argv)
 {
+	bool verbose = false;
 	struct symprov_loader_host host = { .name = "concurrent_find",
+					    .data = &verbose,
 					    .log = log_stderr };
 	unsigned char build_id[SYMPROV_BUILD_ID_MAX];
 	struct asker askers[MAX_THREADS];
@@ -56,11 +63,21 @@ int main(int argc, char **argv)
 	struct symprov_loader *loader;
 	pthread_barrier_t start;
 	const char *why;
-	int i, n, len, ret = 0;
+	int c, i, n, len, ret = 0;
 
+	while ((c = getopt(argc, argv, "vk:")) != -1) {
+		if (c == 'v')
+			verbose = true;
+		else if (c == 'k')
+			req.kind = (uint32_t)atoi(optarg);
+		else
+			return 1;
+	}
+	argc -= optind - 1;
+	argv += optind - 1;
 	if (argc != 4 && (argc != 5 || strcmp(argv[4], "symbols") != 0)) {
 		fprintf(stderr,
-			"usage: concurrent_find PROVIDERS NR_THREADS BUILD_ID [symbols]\n");
+			"usage: concurrent_find [-v] [-k KIND] PROVIDERS NR_THREADS BUILD_ID [symbols]\n");
 		return 1;
 	}
 	if (argc == 5)

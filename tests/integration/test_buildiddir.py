@@ -8,9 +8,12 @@ debuginfod whose request counters show that a local hit asks nothing.
 
 The tree of a Debian kernel -dbg package is imitated with small ELF files:
 boot/vmlinux-REL, lib/modules/REL/vmlinux -> ../../../boot/vmlinux-REL,
-vmlinux-REL -> boot/vmlinux-REL, and .build-id links for the vDSOs only.
-test_buildiddir_deb.py checks the real package.
+vmlinux-REL -> boot/vmlinux-REL, modules under lib/modules/REL/, and
+.build-id links for the vDSOs only.  test_buildiddir_deb.py checks the
+real package.  Modules are asked for through the loader by concurrent_find:
+symprov find has no --kind for them here.
 """
+import lzma
 import os
 import shutil
 import subprocess
@@ -19,7 +22,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 
-from elf_fixtures import make_elf  # noqa: E402
+from elf_fixtures import make_elf, make_module  # noqa: E402
 from server_testcase import (ServerTestCase, copy_for_nobody,  # noqa: E402
                              run_main)
 
@@ -35,7 +38,12 @@ BID_KERNEL = 'bdd0000000000000000000000000000000000004'
 BID_VDSO = 'bdd0000000000000000000000000000000000005'
 BID_KERNEL2 = 'bdd0000000000000000000000000000000000006'
 BID_REMOTE = 'bdd0000000000000000000000000000000000007'
+BID_MOD = 'bdd0000000000000000000000000000000000008'
+BID_MOD2 = 'bdd0000000000000000000000000000000000009'
+BID_MOD_XZ = 'bdd000000000000000000000000000000000000a'
+BID_PROG = 'bdd000000000000000000000000000000000000b'
 BID_MISSING = 'bdd00000000000000000000000000000000000ff'
+KIND_MODULE = '2'  # SYMPROV_KIND_KERNEL_MODULE
 NOBODY = ('setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups',
           '--')
 
@@ -52,6 +60,11 @@ def link(target, path):
 def elf(path, bid, seed=0):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     return make_elf(path, bid, seed=seed)
+
+
+def module(path, bid, seed=0):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    return make_module(path, bid, seed=seed)
 
 
 class BuildIdDirTest(ServerTestCase):
@@ -74,6 +87,25 @@ class BuildIdDirTest(ServerTestCase):
         cmd += list(args) + [bid]
         return subprocess.run(cmd, env=env, text=True, capture_output=True,
                               timeout=TIMEOUT)
+
+    def find_module(self, bid, threads=1, dirs=None):
+        """Ask the loader for the module BID from THREADS threads at once,
+        with the provider's -v lines on stderr."""
+        env = self.env(SYMPROV_BUILDIDDIR_DIRS=dirs or self.tree)
+        cmd = [os.path.join(BUILD, 'tests', 'concurrent_find'), '-v', '-k',
+               KIND_MODULE, os.path.join(BUILD, 'lib', PROVIDER),
+               str(threads), bid]
+        return subprocess.run(cmd, env=env, text=True, capture_output=True,
+                              timeout=TIMEOUT)
+
+    def assert_module_found(self, res, path, threads=1):
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        self.assertEqual(res.stdout, 'found %s\n' % os.path.realpath(path) *
+                         threads)
+
+    def assert_module_missing(self, res):
+        self.assertEqual(res.returncode, 2, res.stdout + res.stderr)
+        self.assertEqual(res.stdout, 'not found -\n')
 
     def assert_found(self, res, path):
         self.assertEqual(res.returncode, 0, res.stderr)
@@ -151,6 +183,86 @@ class BuildIdDirTest(ServerTestCase):
         self.assert_found(self.find(BID_KERNEL, dirs=dirs), vmlinux)
         # the index is for kernels alone
         self.assert_missing(self.find(BID_KERNEL, '--kind', 'debuginfo'))
+
+    def modules_tree(self):
+        """Modules of a -dbg package: in kernel/, updates/ and extra/, a
+        compressed one, and a loop."""
+        mods = os.path.join(self.tree, 'lib', 'modules', REL)
+        xfs = module(os.path.join(mods, 'kernel', 'fs', 'xfs', 'xfs.ko'),
+                     BID_MOD)
+        dkms = module(os.path.join(mods, 'updates', 'dkms', 'x.ko'),
+                      BID_MOD2, seed=1)
+        xz = module(os.path.join(mods, 'extra', 'z.ko'), BID_MOD_XZ, seed=2)
+        with open(xz, 'rb') as f, lzma.open(xz + '.xz', 'wb') as out:
+            out.write(f.read())
+        os.unlink(xz)
+        os.symlink('../..', os.path.join(mods, 'kernel', 'fs', 'up'))
+        return xfs, dkms
+
+    def test_debian_kernel_package_modules(self):
+        vmlinux, _vdso = self.debian_tree()
+        xfs, dkms = self.modules_tree()
+        # 8 threads at once, one index: one line of it
+        res = self.find_module(BID_MOD, threads=8)
+        self.assert_module_found(res, xfs, threads=8)
+        self.assertEqual(res.stderr.count('indexed 2 kernel modules'), 1,
+                         res.stderr)
+        self.assert_module_found(self.find_module(BID_MOD2), dkms)
+        # compressed: left out
+        self.assert_module_missing(self.find_module(BID_MOD_XZ))
+        # a kernel is not a module, nor a module a kernel
+        self.assert_module_missing(self.find_module(BID_KERNEL))
+        self.assert_missing(self.find(BID_MOD))
+        self.assert_found(self.find(BID_KERNEL), vmlinux)
+        # nor a user object
+        for kind in ('debuginfo', 'executable'):
+            self.assert_missing(self.find(BID_MOD, '--kind', kind))
+
+    def test_module_debug_link_first(self):
+        # Fedora's kernel-debuginfo: a .build-id link to the module's debug
+        # file, and one to the installed module, compressed
+        debug = module(os.path.join(self.tree, 'lib', 'modules', REL,
+                                    'kernel', 'fs', 'xfs', 'xfs.ko.debug'),
+                       BID_MOD)
+        link('../../lib/modules/%s/kernel/fs/xfs/xfs.ko.debug' % REL,
+             build_id_path(self.tree, BID_MOD, '.debug'))
+        installed = os.path.join(self.home, 'lib', 'modules', REL, 'xfs.ko.xz')
+        os.makedirs(os.path.dirname(installed))
+        with lzma.open(installed, 'wb') as out:
+            out.write(b'not looked at')
+        link(installed, build_id_path(self.tree, BID_MOD))
+        res = self.find_module(BID_MOD)
+        self.assert_module_found(res, debug)
+        self.assertNotIn('indexed', res.stderr)
+        # the installed module alone: not a module's file, and no warning
+        os.unlink(build_id_path(self.tree, BID_MOD, '.debug'))
+        res = self.find_module(BID_MOD)
+        self.assert_module_missing(res)
+        self.assertNotIn(installed, res.stderr)
+        # a debuginfod server's layout
+        srv = os.path.join(self.home, 'srv')
+        dbg = module(os.path.join(srv, 'buildid', BID_MOD, 'debuginfo'),
+                     BID_MOD)
+        module(os.path.join(srv, 'buildid', BID_MOD, 'executable'), BID_MOD)
+        self.assert_module_found(self.find_module(BID_MOD, dirs=srv), dbg)
+
+    def test_program_and_its_debug_file(self):
+        """Both files of a program in one tree: each kind its own."""
+        plain = elf(build_id_path(self.tree, BID_PROG), BID_PROG)
+        debug = elf(build_id_path(self.tree, BID_PROG, '.debug'), BID_PROG,
+                    seed=1)
+        srv = os.path.join(self.home, 'srv')
+        exe = elf(os.path.join(srv, 'buildid', BID_PROG, 'executable'),
+                  BID_PROG)
+        dbg = elf(os.path.join(srv, 'buildid', BID_PROG, 'debuginfo'),
+                  BID_PROG, seed=1)
+        for tree, want_exe, want_dbg in ((self.tree, plain, debug),
+                                         (srv, exe, dbg)):
+            self.assert_found(self.find(BID_PROG, '--kind', 'executable',
+                                        dirs=tree), want_exe)
+            self.assert_found(self.find(BID_PROG, '--kind', 'debuginfo',
+                                        dirs=tree), want_dbg)
+            self.assert_found(self.find(BID_PROG, dirs=tree), want_dbg)
 
     def test_trees_in_order(self):
         first = os.path.join(self.home, 'first')

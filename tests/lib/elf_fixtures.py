@@ -26,6 +26,22 @@ def make_elf(path, build_id, debuginfo=True, seed=0):
     return path
 
 
+def make_module(path, build_id, seed=0):
+    """A kernel module as Kbuild links one: an object with DWARF, linked
+    with ld -r --build-id=0xBUILD_ID."""
+    src = path + '.c'
+    obj = path + '.o'
+    with open(src, 'w') as f:
+        f.write(SOURCE % seed)
+    subprocess.run(['gcc', '-g', '-c', '-O0', src, '-o', obj], check=True,
+                   timeout=60)
+    subprocess.run(['ld', '-r', '--build-id=0x' + build_id, '-o', path,
+                    obj], check=True, timeout=60)
+    os.unlink(src)
+    os.unlink(obj)
+    return path
+
+
 def read_build_id(path):
     """The GNU build ID of PATH, as hex, from readelf -n."""
     out = subprocess.run(['readelf', '-n', path], capture_output=True,
