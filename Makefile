@@ -170,6 +170,8 @@ check:
 check-e2e: all perf $(TP_DIR)/libtp_perfsym.so
 	@$(PYTHON) tests/e2e/run_e2e.py
 	@$(PYTHON) tests/e2e/run_symbols_e2e.py
+	@$(PYTHON) tests/e2e/run_objects_e2e.py
+	@$(PYTHON) tests/e2e/run_types_e2e.py
 
 include install.mk
 

@@ -140,6 +140,16 @@ check-symbols-deb: all perf
 	@$(PYTHON) tests/e2e/run_symbols_e2e.py \
 		--real-deb "$(SYMPROV_KERNEL_DBG_DEB)"
 
+# Modules, user-space objects and data types on Debian's real packages
+# (SYMPROV_KERNEL_DBG_DEB=path/to/linux-image-...-dbg.deb, SYMPROV_LIBC_DEBS=
+# a directory with libc6 and libc6-dbg of another release; not in check).
+check-objects-deb: all perf
+	@$(PYTHON) tests/e2e/run_objects_e2e.py \
+		--real-deb "$(SYMPROV_KERNEL_DBG_DEB)" \
+		$(if $(SYMPROV_LIBC_DEBS),--libc-debs "$(SYMPROV_LIBC_DEBS)")
+	@$(PYTHON) tests/e2e/run_types_e2e.py \
+		--real-deb "$(SYMPROV_KERNEL_DBG_DEB)"
+
 # Server faults, local faults, races (root: tmpfs mounts, setpriv).
 check-faults: $(TEST_DEPS)
 	@$(PYTHON) tests/integration/test_faults.py --build $(B)
