@@ -31,6 +31,22 @@ const char *dip_type_str(enum dip_type type)
 	return type == DIP_TYPE_DEBUGINFO ? "debuginfo" : "executable";
 }
 
+const char *dip_kind_str(uint32_t kind)
+{
+	switch (kind) {
+	case SYMPROV_KIND_KERNEL:
+		return "vmlinux";
+	case SYMPROV_KIND_KERNEL_MODULE:
+		return "module";
+	case SYMPROV_KIND_DEBUGINFO:
+		return "debug info";
+	case SYMPROV_KIND_EXECUTABLE:
+		return "executable";
+	default:
+		return "file";
+	}
+}
+
 struct dip_query {
 	const struct symprov_host *host;
 	const struct symprov_request *req;
@@ -270,8 +286,8 @@ int dip_fetch_target(struct dip_client_pool *pool,
 	if (size >= 0 && (fstat(fd, &st) || st.st_size != size))
 		why = "size differs from the one the server announced";
 	else if (!t->section &&
-		 symprov_verify_build_id(fd, req->build_id, req->build_id_len,
-					 &why))
+		 symprov_verify_kind(fd, req->kind, req->build_id,
+				     req->build_id_len, &why))
 		;
 	else
 		why = NULL;

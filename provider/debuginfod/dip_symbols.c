@@ -114,12 +114,17 @@ static char *dip_symbols_cached(struct dip_symbols_query *q, const char *file)
 {
 	const char *why = NULL;
 	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	struct stat st;
 	int bad;
 
 	if (fd < 0)
 		return NULL;
 	bad = symprov_verify_build_id(fd, q->req->build_id,
 				      q->req->build_id_len, &why);
+	if (!bad && !fstat(fd, &st))
+		dip_log(q->host, SYMPROV_LOG_INFO,
+			"vmlinux %s: the symbols only, %lld bytes, from the client cache",
+			q->hex, (long long)st.st_size);
 	close(fd);
 	if (!bad)
 		return strdup(file);
