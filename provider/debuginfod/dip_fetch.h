@@ -51,6 +51,8 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
  * file: stopped here) is SYMPROV_NOT_FOUND with *err EOPNOTSUPP; a
  * section over t->max is SYMPROV_UNAVAILABLE with *err EFBIG.  With
  * @fdp, *fdp gets the file open for reading (close it) on SYMPROV_FOUND.
+ * A process fetching @t meanwhile is waited for (dip_lock), and the cache
+ * then answers; SYMPROV_CANCELLED when the host stopped the wait.
  */
 int dip_fetch_target(struct dip_client_pool *pool,
 		     const struct symprov_host *host,
