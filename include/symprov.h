@@ -58,9 +58,10 @@
  * the host runs with elevated privileges (SYMPROV_HOST_SECURE), the
  * environment belongs to the user: take no setting, path or URL from it.
  *
- * Return only a file that carries the build ID asked for.  Hosts check:
- * the loader that the file exists, perf and symprov that its build ID is
- * the one asked for, before they use it.
+ * Return only a file that carries the build ID asked for and is what its
+ * kind says (enum symprov_kind).  Hosts check, before they use it: the
+ * loader (perf's and symprov's) that the file is a regular one with that
+ * build ID, the tables perf reads sound, and of the kind asked for.
  *
  * Minimal provider:
  *
@@ -119,15 +120,40 @@ extern "C" {
  */
 #define SYMPROV_STRUCT_MAX_SIZE 4096
 
-/* What is asked for.  New kinds are appended. */
+/*
+ * What is asked for, and what a provider returns for it; the host's loader
+ * refuses another file.  Only a kernel comes as the symbols only
+ * (SYMPROV_CONTENT_SYMBOLS): for the other kinds a provider returns the
+ * whole file, content SYMPROV_CONTENT_FULL, whatever the request's
+ * content.  New kinds are appended.
+ */
 enum symprov_kind {
-	/* the vmlinux (ELF with symbols) of a kernel */
+	/*
+	 * The vmlinux (ELF with symbols) of a kernel: its debuginfo, the
+	 * image, or a symbols-only file.
+	 */
 	SYMPROV_KIND_KERNEL = 1,
-	/* a kernel module (.ko) with symbols */
+	/*
+	 * A kernel module (.ko) with symbols: the relocatable object
+	 * (ET_REL) with its symbol table and the data of its code sections,
+	 * e.g. the unstripped .ko of a debug package.  Not a debug-only copy
+	 * (objcopy --only-keep-debug: code sections SHT_NOBITS, offsets
+	 * moved): perf places a module's symbols by the file offsets of its
+	 * sections.
+	 */
 	SYMPROV_KIND_KERNEL_MODULE = 2,
-	/* separate debug info of a user-space object */
+	/*
+	 * Separate debug info of a user-space object: an ET_EXEC, ET_DYN or
+	 * ET_REL file with a symbol table (.symtab), e.g. a debug package's
+	 * .debug file (its code may have no data) or the unstripped object.
+	 */
 	SYMPROV_KIND_DEBUGINFO = 3,
-	/* a user-space executable or shared object */
+	/*
+	 * A user-space executable or shared object: the runtime object
+	 * (ET_EXEC, ET_DYN), stripped or not, whose executable segments and
+	 * sections have their data; never its separate debug file (perf
+	 * reads the PLT and its relocations from it).
+	 */
 	SYMPROV_KIND_EXECUTABLE = 4,
 };
 
@@ -162,7 +188,8 @@ enum symprov_content {
 	SYMPROV_CONTENT_FULL = 0,
 	/*
 	 * What a host that looks symbols up by address needs (perf report,
-	 * perf script): an ELF file of the full file's class and byte order
+	 * perf script).  For a kernel (SYMPROV_KIND_KERNEL): an ELF file of
+	 * the full file's class and byte order
 	 * with its build-ID note and its symbol table (.symtab and its
 	 * string table) as they are in the full file, and, at the full
 	 * file's index, a section header for every section a symbol is in,
@@ -178,6 +205,12 @@ enum symprov_content {
 	 * to its section's file offset).  A provider that cannot make one
 	 * returns the whole file instead, and says so in
 	 * symprov_result.content.
+	 *
+	 * For every other kind the symbols only are the whole file, content
+	 * SYMPROV_CONTENT_FULL: perf places a module's symbols by the file
+	 * offsets of all its allocated sections, which a file rebuilt from
+	 * its tables does not have, and reads a user-space object's PLT and
+	 * program headers besides its symbol tables.
 	 */
 	SYMPROV_CONTENT_SYMBOLS = 1,
 };
@@ -225,7 +258,8 @@ struct symprov_result {
 	 * ABI 1.1, SYMPROV_FOUND only: what the file holds, an enum
 	 * symprov_content.  Leave it SYMPROV_CONTENT_FULL (0) for the whole
 	 * file, e.g. when one is at hand anyway; SYMPROV_CONTENT_SYMBOLS only
-	 * when the request asked for it: the host refuses it otherwise.
+	 * for a kernel whose request asked for it: the host refuses it
+	 * otherwise.
 	 */
 	uint32_t content;
 };

@@ -522,10 +522,11 @@ const char *symprov_status_str(int status)
 
 /*
  * A file a provider found is not taken on its word: it must be a readable
- * regular file with the build ID asked for, sound for a host to read
- * (symprov_verify_build_id()).  A third-party provider may check nothing,
- * and a damaged file crashes perf.  Otherwise one warning naming the
- * provider, the file, why and the build ID, and -1 with *@error the
+ * regular file with the build ID asked for, sound for a host to read and
+ * of the kind asked for (symprov_verify_kind()).  A third-party provider
+ * may check nothing, a damaged file crashes perf, and a module's or a
+ * program's debug file names wrong symbols.  Otherwise one warning naming
+ * the provider, the file, why and the build ID, and -1 with *@error the
  * answer's detail.
  */
 static int slot_verify(const struct symprov_slot *slot,
@@ -547,8 +548,8 @@ static int slot_verify(const struct symprov_slot *slot,
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		why = "not a regular file";
-	else if (!symprov_verify_build_id(fd, req->build_id, req->build_id_len,
-					  &why))
+	else if (!symprov_verify_kind(fd, req->kind, req->build_id,
+				      req->build_id_len, &why))
 		why = NULL;
 	if (why) {
 		char hex[SYMPROV_BUILD_ID_HEX_MAX];
@@ -565,7 +566,8 @@ static int slot_verify(const struct symprov_slot *slot,
 }
 
 /*
- * Ask one provider; anything odd it returns becomes UNAVAILABLE.  A
+ * Ask one provider; anything odd it returns becomes UNAVAILABLE, also the
+ * symbols only of what is not a kernel (symprov.h: the whole file).  A
  * provider of ABI 1.0 knows no content field: it gets an ABI 1.0 request,
  * for the whole file, which is what it returns.  Others get the host's
  * request as it is, whatever its size.
@@ -598,7 +600,8 @@ static int slot_find(struct symprov_slot *slot,
 			status = SYMPROV_UNAVAILABLE;
 		} else if (res.content != SYMPROV_CONTENT_FULL &&
 			   (!SYMPROV_HAS(req, content) ||
-			    res.content != req->content)) {
+			    res.content != req->content ||
+			    req->kind != SYMPROV_KIND_KERNEL)) {
 			loader_log(
 				host, SYMPROV_LOG_WARN,
 				"symbol provider '%s' returned %s with content %u, not what was asked for",

@@ -93,7 +93,7 @@ size_t symprov_loader_nr_providers(const struct symprov_loader *loader);
  * path the caller frees, ans->content says whether it is the whole file
  * or the symbols only (never less than req->content asks for) and
  * ans->source names the provider.  The file is a regular one that
- * symprov_verify_build_id() accepted for the build ID asked for: one a
+ * symprov_verify_kind() accepted for the kind and build ID asked for: one a
  * provider returns that is not gets a warning, and counts as that
  * provider's SYMPROV_UNAVAILABLE (detail EBADMSG).  Otherwise the overall
  * status, with ans->source and ans->error the provider that gave it and

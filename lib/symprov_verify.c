@@ -6,8 +6,11 @@
  * perf 6.12 (util/symbol-elf.c) reads a vmlinux's tables without checking
  * them: a string table shorter than a symbol's name offset, a symbol table
  * entry size of 0 or a note section without data crash it.  Check here
- * everything it trusts, before any host sees the file.  With libelf only:
- * perf, which may be built without libdw, runs this too.
+ * everything it trusts, before any host sees the file, and that the file
+ * is of the kind asked for: a module's or a program's separate debug file
+ * has the right build ID and sound tables, and names wrong symbols or
+ * crashes perf all the same.  With libelf only: perf, which may be built
+ * without libdw, runs this too.
  */
 #include <gelf.h>
 #include <limits.h>
@@ -17,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "symprov.h"
 #include "symprov_verify.h"
 
 static pthread_once_t symprov_elf_once = PTHREAD_ONCE_INIT;
@@ -340,9 +344,96 @@ static const char *symprov_notes_damage(Elf *elf, size_t shstrndx,
 	return NULL;
 }
 
-/* What is wrong with @elf, or NULL; its build ID is @id. */
+/*
+ * A symbol table perf loads: the first section called .symtab, if
+ * SHT_SYMTAB (symsrc__init()), with a symbol past the null one.
+ */
+static bool symprov_has_symtab(Elf *elf, size_t shstrndx)
+{
+	Elf_Scn *scn = symprov_scn_by_name(elf, shstrndx, ".symtab");
+	GElf_Shdr shdr;
+
+	return scn && gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_SYMTAB &&
+	       shdr.sh_size > shdr.sh_entsize;
+}
+
+/*
+ * objcopy --only-keep-debug makes the code sections SHT_NOBITS and moves
+ * the offsets of the others: a copy whose symbols perf would place on no
+ * code (a module's, by section offsets) or whose .plt it reads as data.
+ */
+static bool symprov_code_without_data(Elf *elf)
+{
+	const uint64_t code = SHF_ALLOC | SHF_EXECINSTR;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_NOBITS &&
+		    (shdr.sh_flags & code) == code)
+			return true;
+	}
+	return false;
+}
+
+/* The runtime object's code is in the file: no debug file's is. */
+static const char *symprov_segments_damage(Elf *elf)
+{
+	bool code = false;
+	size_t i, phnum;
+	GElf_Phdr phdr;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return "damaged ELF header";
+	for (i = 0; i < phnum; i++) {
+		if (!gelf_getphdr(elf, (int)i, &phdr) ||
+		    phdr.p_type != PT_LOAD || !(phdr.p_flags & PF_X))
+			continue;
+		if (!phdr.p_filesz && phdr.p_memsz)
+			return "executable segment without data: a separate debug file";
+		code = true;
+	}
+	return code ? NULL : "no executable segment";
+}
+
+/*
+ * What @kind (enum symprov_kind) must be besides sound, or NULL.  0, a
+ * kernel and a kind this does not know: nothing more.
+ */
+static const char *symprov_kind_damage(Elf *elf, uint32_t kind, size_t shstrndx)
+{
+	GElf_Ehdr ehdr;
+	const char *why;
+
+	if (!gelf_getehdr(elf, &ehdr))
+		return "damaged ELF header";
+	switch (kind) {
+	case SYMPROV_KIND_KERNEL_MODULE:
+		if (ehdr.e_type != ET_REL)
+			return "not a relocatable object file, as a kernel module is";
+		if (!symprov_has_symtab(elf, shstrndx))
+			return "no symbol table";
+		if (symprov_code_without_data(elf))
+			return "executable section without data: a separate debug file";
+		return NULL;
+	case SYMPROV_KIND_EXECUTABLE:
+		if (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN)
+			return "not an executable or shared object file";
+		why = symprov_segments_damage(elf);
+		if (!why && symprov_code_without_data(elf))
+			why = "executable section without data: a separate debug file";
+		return why;
+	case SYMPROV_KIND_DEBUGINFO:
+		return symprov_has_symtab(elf, shstrndx) ? NULL :
+							   "no symbol table";
+	default:
+		return NULL;
+	}
+}
+
+/* What is wrong with @elf as @kind, or NULL; its build ID is @id. */
 static const char *symprov_elf_damage(Elf *elf, int fd, const void *id,
-				      size_t len)
+				      size_t len, uint32_t kind)
 {
 	size_t shnum, shstrndx = 0;
 	const char *why;
@@ -367,6 +458,8 @@ static const char *symprov_elf_damage(Elf *elf, int fd, const void *id,
 		why = symprov_symtabs_damage(elf, shnum, shstrndx);
 	if (!why && shnum)
 		why = symprov_notes_damage(elf, shstrndx, id, len);
+	if (!why)
+		why = symprov_kind_damage(elf, kind, shstrndx);
 	return why;
 }
 
@@ -486,13 +579,19 @@ int symprov_verify_elf(int fd, const char **why)
 
 	if (!elf)
 		return -1;
-	*why = symprov_elf_damage(elf, fd, id, len);
+	*why = symprov_elf_damage(elf, fd, id, len, 0);
 	elf_end(elf);
 	return *why ? -1 : 0;
 }
 
 int symprov_verify_build_id(int fd, const unsigned char *build_id, size_t len,
 			    const char **why)
+{
+	return symprov_verify_kind(fd, SYMPROV_KIND_KERNEL, build_id, len, why);
+}
+
+int symprov_verify_kind(int fd, uint32_t kind, const unsigned char *build_id,
+			size_t len, const char **why)
 {
 	const void *found = NULL;
 	size_t found_len;
@@ -505,7 +604,7 @@ int symprov_verify_build_id(int fd, const unsigned char *build_id, size_t len,
 	else if (found_len != len || memcmp(found, build_id, len) != 0)
 		*why = "build ID differs from the one asked for";
 	else
-		*why = symprov_elf_damage(elf, fd, found, found_len);
+		*why = symprov_elf_damage(elf, fd, found, found_len, kind);
 	elf_end(elf);
 	return *why ? -1 : 0;
 }

@@ -4,12 +4,29 @@
 #define SYMPROV_VERIFY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
- * 0 when @fd is an ELF file that symprov_verify_elf() accepts and whose GNU
- * build ID note is exactly @build_id (@len bytes); otherwise -1 and *why
- * says what is wrong (a static string).
+ * 0 when @fd is an ELF file that symprov_verify_elf() accepts, whose GNU
+ * build ID note is exactly @build_id (@len bytes) and that is what a host
+ * asking for @kind (enum symprov_kind) can use:
+ * - SYMPROV_KIND_KERNEL_MODULE: a relocatable object (ET_REL) with a
+ *   symbol table and every executable section's data: perf 6.12 places a
+ *   module's symbols by the file offsets of its sections, which a debug-only
+ *   copy (objcopy --only-keep-debug) does not keep;
+ * - SYMPROV_KIND_EXECUTABLE: an executable or shared object (ET_EXEC,
+ *   ET_DYN) that is the runtime object, not its separate debug file: its
+ *   executable segments and sections have data (perf 6.12 reads the PLT
+ *   and its relocations of it, and crashes on a debug file's);
+ * - SYMPROV_KIND_DEBUGINFO: a symbol table (.symtab); the code may have no
+ *   data;
+ * - SYMPROV_KIND_KERNEL and kinds this does not know: nothing more.
+ * Otherwise -1 and *why says what is wrong (a static string).
  */
+int symprov_verify_kind(int fd, uint32_t kind, const unsigned char *build_id,
+			size_t len, const char **why);
+
+/* symprov_verify_kind() of a kernel: the build ID and the structure. */
 int symprov_verify_build_id(int fd, const unsigned char *build_id, size_t len,
 			    const char **why);
 

@@ -68,7 +68,9 @@ $(call obj,tests/unit/test_symprov_verify.c): \
 	ALL_CPPFLAGS += -DTEST_BUILD_ID='"$(TEST_VERIFY_BUILD_ID)"' \
 		-DTEST_ELF32='"$(abspath $(B))/tests/elf32.elf"' \
 		-DTEST_ELF32_BUILD_ID='"$(TEST_ELF32_BUILD_ID)"' \
-		-DTEST_FUZZ_OVERLAP='"$(abspath tests/fuzz/corpus/fuzz_verify/note-sections-overlap)"'
+		-DTEST_FUZZ_OVERLAP='"$(abspath tests/fuzz/corpus/fuzz_verify/note-sections-overlap)"' \
+		-DTEST_MODULE='"$(abspath $(B))/tests/module.ko"' \
+		-DTEST_MODULE_BUILD_ID='"$(TEST_MODULE_BUILD_ID)"'
 # ... and an i386 file, for the symbol tables of ELF class 32.
 TEST_ELF32_BUILD_ID := 3232323232323232323232323232323232323232
 $(B)/tests/test_symprov_verify: $(B)/tests/elf32.elf
@@ -77,6 +79,14 @@ $(B)/tests/elf32.elf:
 	printf '.globl f\n.type f,@function\nf: ret\n.size f,1\n' | \
 		as --32 -o $@.o -
 	ld -m elf_i386 --build-id=0x$(TEST_ELF32_BUILD_ID) -e f -o $@ $@.o
+# ... and a kernel module look-alike with its debug-only copy, for the kinds.
+TEST_MODULE_BUILD_ID := 6d6f64756c650000000000000000000000000001
+$(B)/tests/test_symprov_verify: $(B)/tests/module.ko
+$(B)/tests/module.ko: tests/unit/module.s
+	@mkdir -p $(dir $@)
+	as -o $@.o $<
+	ld -r --build-id=0x$(TEST_MODULE_BUILD_ID) -o $@ $@.o
+	objcopy --only-keep-debug $@ $@.debug
 
 # test_buildiddir looks for itself in trees, by its known build ID.
 TEST_BDD_BUILD_ID := 0b1dd1d0000000000000000000000000000000b1
@@ -234,7 +244,7 @@ $(FUZZ_SEEDS): tests/fuzz/make_symbols_seed.py tests/lib/elf_fixtures.py
 # The check of fetched files, and a model of what perf reads of the files
 # it accepts; seeded with small ELF files of each kind.  libdw: its build
 # ID is the reference for the check's own.
-FUZZ_VERIFY_SEEDS := $(patsubst %,build/fuzz/fuzz_verify.corpus/seed%,.o 32.o .exe 32.exe .so)
+FUZZ_VERIFY_SEEDS := $(patsubst %,build/fuzz/fuzz_verify.corpus/seed%,.o 32.o .exe 32.exe .so .ko)
 build/fuzz/fuzz_verify: tests/fuzz/fuzz_verify.c lib/symprov_verify.c | $(FUZZ_VERIFY_SEEDS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -g -O1 -Iinclude -Ilib -fsanitize=fuzzer,address,undefined \
@@ -246,6 +256,7 @@ FUZZ_SEED_32.o := -m32 -c
 FUZZ_SEED_.exe := -static $(FUZZ_SEED_LDFLAGS)
 FUZZ_SEED_32.exe := -m32 -static $(FUZZ_SEED_LDFLAGS)
 FUZZ_SEED_.so := -shared -fPIC $(FUZZ_SEED_LDFLAGS)
+FUZZ_SEED_.ko := -nostdlib -r -Wl,--build-id
 build/fuzz/fuzz_verify.corpus/seed%: tests/fuzz/seed.c
 	@mkdir -p $(dir $@)
 	$(CC) -O1 $(FUZZ_SEED_$*) -o $@ $<

@@ -15,6 +15,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
@@ -60,6 +61,45 @@ int dip_cache_path(const char *hex, const char *name, char *buf, size_t size)
 	else
 		n = snprintf(buf, size, "%s/%s", root, hex);
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int dip_cache_mkdir(const char *hex)
+{
+	char root[PATH_MAX], dir[PATH_MAX];
+	int err;
+
+	err = dip_cache_root(root, sizeof(root));
+	if (!err)
+		err = dip_cache_path(hex, NULL, dir, sizeof(dir));
+	if (err)
+		return err;
+	if (mkdir(root, ACCESSPERMS) && errno != EEXIST)
+		return -errno;
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+long long dip_cache_bytes(const char *hex)
+{
+	char dir[PATH_MAX];
+	long long bytes = 0;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (dip_cache_path(hex, NULL, dir, sizeof(dir)))
+		return -1;
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (!fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(st.st_mode))
+			bytes += st.st_size;
+	}
+	closedir(d);
+	return bytes;
 }
 
 bool dip_cache_holds(const char *hex, const char *name)

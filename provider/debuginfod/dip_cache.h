@@ -12,6 +12,18 @@
  */
 int dip_cache_path(const char *hex, const char *name, char *buf, size_t size);
 
+/*
+ * Make ROOT/@hex as libdebuginfod 0.188 makes it (ROOT with ACCESSPERMS,
+ * ROOT/@hex 0700), if missing.  0, or -errno.
+ */
+int dip_cache_mkdir(const char *hex);
+
+/*
+ * The bytes of the files in ROOT/@hex: they change while a download of
+ * that build ID goes on.  -1 when there is no such directory.
+ */
+long long dip_cache_bytes(const char *hex);
+
 /* ROOT/@hex/@name is a file with something in it. */
 bool dip_cache_holds(const char *hex, const char *name);
 

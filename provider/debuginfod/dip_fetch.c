@@ -20,6 +20,7 @@
 
 #include "dip_cache.h"
 #include "dip_fetch.h"
+#include "dip_lock.h"
 #include "dip_log.h"
 #include "dip_miss.h"
 #include "dip_pool.h"
@@ -29,6 +30,22 @@
 const char *dip_type_str(enum dip_type type)
 {
 	return type == DIP_TYPE_DEBUGINFO ? "debuginfo" : "executable";
+}
+
+const char *dip_kind_str(uint32_t kind)
+{
+	switch (kind) {
+	case SYMPROV_KIND_KERNEL:
+		return "vmlinux";
+	case SYMPROV_KIND_KERNEL_MODULE:
+		return "module";
+	case SYMPROV_KIND_DEBUGINFO:
+		return "debug info";
+	case SYMPROV_KIND_EXECUTABLE:
+		return "executable";
+	default:
+		return "file";
+	}
 }
 
 struct dip_query {
@@ -136,18 +153,19 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	return dip_fetch_target(pool, host, req, host_req, &t, path, NULL, err);
 }
 
-int dip_fetch_target(struct dip_client_pool *pool,
-		     const struct symprov_host *host,
-		     const struct symprov_request *req,
-		     const struct symprov_request *host_req,
-		     const struct dip_target *t, char **path, int *fdp,
-		     int *err)
+/* dip_fetch_target() of @hex, req's build ID, once no other process does. */
+static int dip_fetch_alone(struct dip_client_pool *pool,
+			   const struct symprov_host *host,
+			   const struct symprov_request *req,
+			   const struct symprov_request *host_req,
+			   const struct dip_target *t, const char *hex,
+			   char **path, int *fdp, int *err)
 {
-	struct dip_query q = {
-		.host = host, .req = host_req, .target = t, .vfd = -1,
-		.length = -1
-	};
-	char hex[SYMPROV_BUILD_ID_HEX_MAX];
+	struct dip_query q = { .host = host,
+			       .req = host_req,
+			       .target = t,
+			       .vfd = -1,
+			       .length = -1 };
 	debuginfod_client *client;
 	const char *why, *env, *url;
 	char *file = NULL, server[512] = "";
@@ -157,9 +175,6 @@ int dip_fetch_target(struct dip_client_pool *pool,
 	int fd, vfd = -1;
 	bool cached;
 
-	*path = NULL;
-	*err = 0;
-	symprov_build_id_hex(req->build_id, req->build_id_len, hex);
 	env = getenv("DEBUGINFOD_MAXSIZE");
 	q.maxsize = env ? strtol(env, NULL, 10) : 0;
 	env = getenv("DEBUGINFOD_VERBOSE");
@@ -270,8 +285,8 @@ int dip_fetch_target(struct dip_client_pool *pool,
 	if (size >= 0 && (fstat(fd, &st) || st.st_size != size))
 		why = "size differs from the one the server announced";
 	else if (!t->section &&
-		 symprov_verify_build_id(fd, req->build_id, req->build_id_len,
-					 &why))
+		 symprov_verify_kind(fd, req->kind, req->build_id,
+				     req->build_id_len, &why))
 		;
 	else
 		why = NULL;
@@ -295,4 +310,31 @@ int dip_fetch_target(struct dip_client_pool *pool,
 		close(fd);
 	*path = file;
 	return SYMPROV_FOUND;
+}
+
+int dip_fetch_target(struct dip_client_pool *pool,
+		     const struct symprov_host *host,
+		     const struct symprov_request *req,
+		     const struct symprov_request *host_req,
+		     const struct dip_target *t, char **path, int *fdp,
+		     int *err)
+{
+	char hex[SYMPROV_BUILD_ID_HEX_MAX];
+	struct dip_lock lock = { .fd = -1 };
+	int status = SYMPROV_CANCELLED;
+
+	*path = NULL;
+	*err = 0;
+	symprov_build_id_hex(req->build_id, req->build_id_len, hex);
+	/*
+	 * Another process fetching the same: wait for it, the cache then
+	 * answers.  Held until the file is checked: a waiter never sees one
+	 * that is about to be removed.
+	 */
+	if (dip_cache_landing(hex, t->what) == 2 ||
+	    !dip_lock_take(&lock, host, host_req, hex, t->what))
+		status = dip_fetch_alone(pool, host, req, host_req, t, hex,
+					 path, fdp, err);
+	dip_lock_release(&lock);
+	return status;
 }

@@ -4,6 +4,7 @@
 #define DIP_FETCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "dip_pool.h"
 #include "symprov.h"
@@ -14,6 +15,9 @@ enum dip_type {
 };
 
 const char *dip_type_str(enum dip_type type);
+
+/* enum symprov_kind in a log line: "vmlinux", "module"... */
+const char *dip_kind_str(uint32_t kind);
 
 /* What one query asks for: a file, or one section of the file. */
 struct dip_target {
@@ -29,10 +33,11 @@ struct dip_target {
 /*
  * Ask the servers for @type of @req's build ID.  Returns an enum
  * symprov_status; on SYMPROV_FOUND *path is malloc()ed and names a file
- * that is ELF with exactly that build ID.  *err gets a positive errno
- * detail of a failure.  A file that fails the check is logged and
- * removed from the client cache.  @req is the provider's own copy;
- * @host_req, as the host passed it, goes back to host->progress().
+ * that is ELF with exactly that build ID, of the kind @req asks for
+ * (symprov_verify_kind()).  *err gets a positive errno detail of a
+ * failure.  A file that fails the check is logged and removed from the
+ * client cache.  @req is the provider's own copy; @host_req, as the host
+ * passed it, goes back to host->progress().
  */
 int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	      const struct symprov_request *req,
@@ -46,6 +51,8 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
  * file: stopped here) is SYMPROV_NOT_FOUND with *err EOPNOTSUPP; a
  * section over t->max is SYMPROV_UNAVAILABLE with *err EFBIG.  With
  * @fdp, *fdp gets the file open for reading (close it) on SYMPROV_FOUND.
+ * A process fetching @t meanwhile is waited for (dip_lock), and the cache
+ * then answers; SYMPROV_CANCELLED when the host stopped the wait.
  */
 int dip_fetch_target(struct dip_client_pool *pool,
 		     const struct symprov_host *host,

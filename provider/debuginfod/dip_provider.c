@@ -7,10 +7,12 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "dip_fetch.h"
 #include "dip_log.h"
 #include "dip_symbols.h"
+#include "symprov_buildid.h"
 #include "symprov_memo.h"
 #include "symprov.h"
 
@@ -83,11 +85,12 @@ static int dip_types_of(uint32_t kind, enum dip_type types[2])
 {
 	switch (kind) {
 	case SYMPROV_KIND_KERNEL:
-	case SYMPROV_KIND_KERNEL_MODULE:
 		/* DWARF also serves data-type profiling: prefer it. */
 		types[0] = DIP_TYPE_DEBUGINFO;
 		types[1] = DIP_TYPE_EXECUTABLE;
 		return 2;
+	case SYMPROV_KIND_KERNEL_MODULE:
+		/* debuginfod serves no ET_REL file as an executable */
 	case SYMPROV_KIND_DEBUGINFO:
 		types[0] = DIP_TYPE_DEBUGINFO;
 		return 1;
@@ -144,7 +147,38 @@ static int dip_fetch_kind(struct dip_state *st,
 	return status;
 }
 
-/* The symbols-only file when that will do and can be had, else the whole. */
+/*
+ * -v: the whole file was supplied, and its size; for the symbols only of
+ * what is not a kernel, why (dip_symbols says it for a kernel).
+ */
+static void dip_say_whole(const struct dip_state *st,
+			  const struct symprov_request *req, const char *path)
+{
+	const char *why = "";
+	struct stat sb;
+
+	if (req->content == SYMPROV_CONTENT_SYMBOLS &&
+	    req->kind == SYMPROV_KIND_KERNEL_MODULE)
+		why = ": perf places a module's symbols by the file offsets of all its sections, which section queries do not give";
+	else if (req->content == SYMPROV_CONTENT_SYMBOLS &&
+		 req->kind != SYMPROV_KIND_KERNEL)
+		why = ": only a kernel's sections make a certain symbols-only file";
+	if (!stat(path, &sb)) {
+		char hex[SYMPROV_BUILD_ID_HEX_MAX];
+		const char *id = symprov_build_id_hex(req->build_id,
+						      req->build_id_len, hex);
+
+		dip_log(st->host, SYMPROV_LOG_INFO,
+			"%s %s: the whole file, %lld bytes%s",
+			dip_kind_str(req->kind), id, (long long)sb.st_size,
+			why);
+	}
+}
+
+/*
+ * The symbols-only file when that will do and can be had (a kernel's),
+ * else the whole.
+ */
 static int dip_fetch_content(struct dip_state *st,
 			     const struct symprov_request *req,
 			     const struct symprov_request *host_req,
@@ -162,6 +196,8 @@ static int dip_fetch_content(struct dip_state *st,
 	}
 	if (status == DIP_SYMBOLS_WHOLE) {
 		status = dip_fetch_kind(st, req, host_req, path, err);
+		if (status == SYMPROV_FOUND)
+			dip_say_whole(st, req, *path);
 		if (status == SYMPROV_FOUND && req->kind == SYMPROV_KIND_KERNEL)
 			dip_symbols_superseded(req);
 	}

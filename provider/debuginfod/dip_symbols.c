@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "dip_cache.h"
 #include "dip_fetch.h"
 #include "dip_layout.h"
+#include "dip_lock.h"
 #include "dip_log.h"
 #include "dip_symbols.h"
 #include "dip_symfile.h"
@@ -114,12 +116,17 @@ static char *dip_symbols_cached(struct dip_symbols_query *q, const char *file)
 {
 	const char *why = NULL;
 	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	struct stat st;
 	int bad;
 
 	if (fd < 0)
 		return NULL;
 	bad = symprov_verify_build_id(fd, q->req->build_id,
 				      q->req->build_id_len, &why);
+	if (!bad && !fstat(fd, &st))
+		dip_log(q->host, SYMPROV_LOG_INFO,
+			"vmlinux %s: the symbols only, %lld bytes, from the client cache",
+			q->hex, (long long)st.st_size);
 	close(fd);
 	if (!bad)
 		return strdup(file);
@@ -129,11 +136,30 @@ static char *dip_symbols_cached(struct dip_symbols_query *q, const char *file)
 	return NULL;
 }
 
+/*
+ * What the cache holds already, in *@status: the whole file
+ * (DIP_SYMBOLS_WHOLE), or the symbols-only file @final (SYMPROV_FOUND,
+ * in *@path).  False when neither.
+ */
+static bool dip_symbols_in_cache(struct dip_symbols_query *q, const char *final,
+				 char **path, int *status)
+{
+	if (dip_cache_holds(q->hex, "debuginfo") ||
+	    dip_cache_holds(q->hex, "executable")) {
+		dip_log(q->host, SYMPROV_LOG_DEBUG,
+			"vmlinux %s: the whole file is in the cache", q->hex);
+		*status = DIP_SYMBOLS_WHOLE;
+		return true;
+	}
+	*path = dip_symbols_cached(q, final);
+	*status = SYMPROV_FOUND;
+	return *path != NULL;
+}
+
 /* A file to write @final through, beside it. */
 static int dip_temp_beside(const char *hex, const char *final, char *tmp,
 			   size_t size)
 {
-	char dir[PATH_MAX];
 	int tries, fd = -1;
 
 	for (tries = 0; fd < 0 && tries < 2; tries++) {
@@ -143,9 +169,7 @@ static int dip_temp_beside(const char *hex, const char *final, char *tmp,
 			return -ENAMETOOLONG;
 		fd = mkostemp(tmp, O_CLOEXEC);
 		/* another process' failed query may have removed the dir */
-		if (fd < 0 && (errno != ENOENT ||
-			       dip_cache_path(hex, NULL, dir, sizeof(dir)) ||
-			       (mkdir(dir, 0700) && errno != EEXIST)))
+		if (fd < 0 && (errno != ENOENT || dip_cache_mkdir(hex)))
 			break;
 	}
 	return fd < 0 ? -errno : fd;
@@ -212,6 +236,7 @@ int dip_symbols_fetch(struct dip_client_pool *pool,
 	};
 	unsigned char *shstrtab = NULL, *note = NULL, *symtab = NULL,
 		      *strtab = NULL;
+	struct dip_lock lock = { .fd = -1 };
 	struct dip_tables t = { 0 };
 	char final[PATH_MAX];
 	const char *why;
@@ -220,19 +245,19 @@ int dip_symbols_fetch(struct dip_client_pool *pool,
 	*path = NULL;
 	*err = 0;
 	symprov_build_id_hex(req->build_id, req->build_id_len, q.hex);
-	if (dip_cache_holds(q.hex, "debuginfo") ||
-	    dip_cache_holds(q.hex, "executable")) {
-		dip_log(host, SYMPROV_LOG_DEBUG,
-			"vmlinux %s: the whole file is in the cache", q.hex);
-		return DIP_SYMBOLS_WHOLE;
-	}
 	if (dip_cache_path(q.hex, DIP_SYMBOLS_FILE, final, sizeof(final))) {
 		*err = ENAMETOOLONG;
 		return SYMPROV_UNAVAILABLE;
 	}
-	*path = dip_symbols_cached(&q, final);
-	if (*path)
-		return SYMPROV_FOUND;
+	if (dip_symbols_in_cache(&q, final, path, &status))
+		return status;
+	/* another process making it: wait for it, then the cache answers */
+	if (dip_lock_take(&lock, host, host_req, q.hex, "symbols")) {
+		status = SYMPROV_CANCELLED;
+		goto out;
+	}
+	if (dip_symbols_in_cache(&q, final, path, &status))
+		goto out;
 
 	status = dip_section_get(&q, ".shstrtab", DIP_LAYOUT_SHSTRTAB_MAX,
 				 &shstrtab, &t.shstrtab_len, err);
@@ -269,6 +294,7 @@ int dip_symbols_fetch(struct dip_client_pool *pool,
 		}
 	}
 out:
+	dip_lock_release(&lock);
 	free(shstrtab);
 	free(note);
 	free(symtab);

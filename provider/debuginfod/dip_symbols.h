@@ -24,8 +24,8 @@
  * (on SYMPROV_FOUND *path is malloc()ed, *err a positive errno detail
  * otherwise), or DIP_SYMBOLS_WHOLE when the whole file is the answer: it
  * is in the cache, or the servers or the sections cannot give a certain
- * symbols-only file (said in the log).  @req and @host_req as for
- * dip_fetch().
+ * symbols-only file (said in the log).  A process making it meanwhile is
+ * waited for (dip_lock).  @req and @host_req as for dip_fetch().
  */
 int dip_symbols_fetch(struct dip_client_pool *pool,
 		      const struct symprov_host *host,

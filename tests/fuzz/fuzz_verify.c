@@ -8,7 +8,8 @@
  * would make past the file or through a NULL section buffer: a file the
  * check accepts and this model crashes on is a gap in the check.  And on
  * any bytes, the build ID the check reads with libelf alone is the one
- * libdw's dwelf_elf_gnu_build_id() reads.
+ * libdw's dwelf_elf_gnu_build_id() reads, and the check of each kind
+ * says why it refuses a file the check of the structure accepts.
  */
 #define _GNU_SOURCE /* memfd_create */
 #include <elfutils/libdwelf.h>
@@ -19,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "symprov.h"
 #include "symprov_buildid.h"
 #include "symprov_verify.h"
 
@@ -263,6 +265,26 @@ static void compare_build_id(int fd)
 	elf_end(elf);
 }
 
+/*
+ * The check of each kind, on a file accepted with its build ID @id: it
+ * says why it refuses, and a kernel is checked as before.
+ */
+static void check_kinds(int fd, const void *id, size_t len)
+{
+	const char *why = NULL;
+	uint32_t kind;
+
+	for (kind = SYMPROV_KIND_KERNEL; kind <= SYMPROV_KIND_EXECUTABLE;
+	     kind++) {
+		int bad = symprov_verify_kind(fd, kind, id, len, &why);
+
+		if (bad ? !why : why != NULL)
+			abort();
+		if (bad && kind == SYMPROV_KIND_KERNEL)
+			abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
@@ -302,6 +324,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!symprov_verify_build_id(fd, other, len, &why) ||
 		    strcmp(why, "build ID differs from the one asked for") != 0)
 			abort();
+		check_kinds(fd, id, len);
 	}
 	elf_end(elf);
 	return 0;

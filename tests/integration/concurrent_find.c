@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * concurrent_find [-v] [-k KIND] PROVIDERS NR_THREADS BUILD_ID [symbols]:
- * ask one loader for the same build ID (its symbols only, with "symbols")
- * from NR_THREADS threads at once, as perf's threads may.  KIND is an enum
- * symprov_kind number (default 1, a kernel); -v shows the providers' info
- * lines.  Prints one "status path" line per thread; exits 0 when all found
- * the same path.
+ * concurrent_find PROVIDERS NR_THREADS BUILD_ID [WORD...]: ask one loader
+ * for the same build ID from NR_THREADS threads at once, as perf's threads
+ * may.  Prints one "status path" line per thread; exits 0 when all found
+ * the same path.  The words: "symbols" asks for the symbols only,
+ * "verbose" prints the log at SYMPROV_LOG_INFO too, "kernel" (the
+ * default), "module", "debuginfo" or "executable" is the kind asked for.
  */
 #include <pthread.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "symprov_buildid.h"
 #include "symprov_loader.h"
@@ -43,18 +41,50 @@ static void *ask(void *arg)
 static void log_stderr(void *data, int level, const char *provider,
 		       const char *msg)
 {
-	const bool *verbose = data;
+	const int *max = data;
 
-	if (level <= (*verbose ? SYMPROV_LOG_INFO : SYMPROV_LOG_WARN))
+	if (level <= *max)
 		fprintf(stderr, "concurrent_find: %s: %s\n", provider ?: "",
 			msg);
 }
 
+/* One WORD of the command line into @req or @max_level; -1 if unknown. */
+static int parse_word(const char *word, struct symprov_request *req,
+		      int *max_level)
+{
+	static const struct {
+		const char *name;
+		uint32_t kind;
+	} kinds[] = {
+		{ "kernel", SYMPROV_KIND_KERNEL },
+		{ "module", SYMPROV_KIND_KERNEL_MODULE },
+		{ "debuginfo", SYMPROV_KIND_DEBUGINFO },
+		{ "executable", SYMPROV_KIND_EXECUTABLE },
+	};
+	size_t i;
+
+	if (!strcmp(word, "symbols")) {
+		req->content = SYMPROV_CONTENT_SYMBOLS;
+		return 0;
+	}
+	if (!strcmp(word, "verbose")) {
+		*max_level = SYMPROV_LOG_INFO;
+		return 0;
+	}
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (!strcmp(word, kinds[i].name)) {
+			req->kind = kinds[i].kind;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
-	bool verbose = false;
+	int max_level = SYMPROV_LOG_WARN;
 	struct symprov_loader_host host = { .name = "concurrent_find",
-					    .data = &verbose,
+					    .data = &max_level,
 					    .log = log_stderr };
 	unsigned char build_id[SYMPROV_BUILD_ID_MAX];
 	struct asker askers[MAX_THREADS];
@@ -63,25 +93,15 @@ int main(int argc, char **argv)
 	struct symprov_loader *loader;
 	pthread_barrier_t start;
 	const char *why;
-	int c, i, n, len, ret = 0;
+	int i, n, len, ret = 0;
 
-	while ((c = getopt(argc, argv, "vk:")) != -1) {
-		if (c == 'v')
-			verbose = true;
-		else if (c == 'k')
-			req.kind = (uint32_t)atoi(optarg);
-		else
-			return 1;
-	}
-	argc -= optind - 1;
-	argv += optind - 1;
-	if (argc != 4 && (argc != 5 || strcmp(argv[4], "symbols") != 0)) {
+	for (i = 4; i < argc && !parse_word(argv[i], &req, &max_level); i++)
+		;
+	if (argc < 4 || i < argc) {
 		fprintf(stderr,
-			"usage: concurrent_find [-v] [-k KIND] PROVIDERS NR_THREADS BUILD_ID [symbols]\n");
+			"usage: concurrent_find PROVIDERS NR_THREADS BUILD_ID [symbols] [verbose] [kernel|module|debuginfo|executable]\n");
 		return 1;
 	}
-	if (argc == 5)
-		req.content = SYMPROV_CONTENT_SYMBOLS;
 	n = atoi(argv[2]);
 	len = symprov_build_id_parse(argv[3], build_id, &why);
 	if (n < 1 || n > MAX_THREADS || len < 0) {

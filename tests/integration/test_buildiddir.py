@@ -43,7 +43,6 @@ BID_MOD2 = 'bdd0000000000000000000000000000000000009'
 BID_MOD_XZ = 'bdd000000000000000000000000000000000000a'
 BID_PROG = 'bdd000000000000000000000000000000000000b'
 BID_MISSING = 'bdd00000000000000000000000000000000000ff'
-KIND_MODULE = '2'  # SYMPROV_KIND_KERNEL_MODULE
 NOBODY = ('setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups',
           '--')
 
@@ -92,9 +91,9 @@ class BuildIdDirTest(ServerTestCase):
         """Ask the loader for the module BID from THREADS threads at once,
         with the provider's -v lines on stderr."""
         env = self.env(SYMPROV_BUILDIDDIR_DIRS=dirs or self.tree)
-        cmd = [os.path.join(BUILD, 'tests', 'concurrent_find'), '-v', '-k',
-               KIND_MODULE, os.path.join(BUILD, 'lib', PROVIDER),
-               str(threads), bid]
+        cmd = [os.path.join(BUILD, 'tests', 'concurrent_find'),
+               os.path.join(BUILD, 'lib', PROVIDER), str(threads), bid,
+               'module', 'verbose']
         return subprocess.run(cmd, env=env, text=True, capture_output=True,
                               timeout=TIMEOUT)
 

@@ -32,7 +32,6 @@ sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 from elf_fixtures import read_build_id  # noqa: E402
 
 VAR = 'SYMPROV_KERNEL_DBG_DEB'
-KIND_MODULE = '2'  # SYMPROV_KIND_KERNEL_MODULE
 # modules asked for, those of them the package has: file systems, device
 # mapper, crypto, netfilter, a virtual NIC
 MODULES = ('xfs', 'btrfs', 'dm-crypt', 'aesni-intel', 'crc32c-intel',
@@ -66,9 +65,9 @@ def find_module(build, tree, bid):
     with tempfile.TemporaryFile('w+') as out, \
             tempfile.TemporaryFile('w+') as err:
         proc = subprocess.Popen(
-            [os.path.join(build, 'tests', 'concurrent_find'), '-v', '-k',
-             KIND_MODULE, os.path.join(build, 'lib', 'libbuildiddirprov.so'),
-             '1', bid], env=env, stdout=out, stderr=err)
+            [os.path.join(build, 'tests', 'concurrent_find'),
+             os.path.join(build, 'lib', 'libbuildiddirprov.so'), '1', bid,
+             'module', 'verbose'], env=env, stdout=out, stderr=err)
         _pid, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)

@@ -18,7 +18,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 
 from debuginfod_server import free_port  # noqa: E402
-from elf_fixtures import make_elf, read_build_id  # noqa: E402
+from elf_fixtures import (make_elf, make_module, make_program,  # noqa: E402
+                          read_build_id, split_debug)
+from elf_mutate import ElfImage  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
 from server_testcase import ServerTestCase, run_main  # noqa: E402
 
@@ -293,6 +295,203 @@ class ProviderTest(ServerTestCase):
         self.assertEqual(res.returncode, 4, res.stderr)
         self.assertEqual(res.stdout, '')
         self.assertIn('build ID differs', res.stderr)
+
+
+# Build IDs of the fixtures of each kind: a module; its debug-only copy
+# and one with a damaged symbol table, each alone on the server; a program
+# and a shared object, stripped, with their debug files; absent.
+BID_MOD = '6b0d000000000000000000000000000000000001'
+BID_MOD_DEBUG = '6b0d000000000000000000000000000000000002'
+BID_MOD_BADSYM = '6b0d000000000000000000000000000000000003'
+BID_PROG = '6b0d0000000000000000000000000000000000e1'
+BID_LIB = '6b0d0000000000000000000000000000000000e2'
+BID_MOD_MISSING = '6b0d00000000000000000000000000000000dead'
+
+
+def read(path):
+    with open(path, 'rb') as f:
+        return f.read()
+
+
+class KindTest(ServerTestCase):
+    """Kernel modules, user-space executables and their debug files: each
+    kind is asked for the right type, checked as what it must be, and a
+    file that is not is refused and removed."""
+
+    @classmethod
+    def make_fixtures(cls, srv):
+        cls.files = {}
+        cls.files[BID_MOD] = make_module(os.path.join(srv, 'mod.ko'),
+                                         BID_MOD)
+        full = make_module(os.path.join(cls.tmp, 'debug-only.ko'),
+                           BID_MOD_DEBUG, seed=2)
+        cls.files[BID_MOD_DEBUG] = os.path.join(srv, 'debug-only.ko.debug')
+        subprocess.run(['objcopy', '--only-keep-debug', full,
+                        cls.files[BID_MOD_DEBUG]], check=True,
+                       timeout=TIMEOUT)
+        bad = make_module(os.path.join(cls.tmp, 'badsym.ko'),
+                          BID_MOD_BADSYM, seed=3)
+        img = ElfImage(read(bad))
+        symtab = img.section('.symtab')
+        strtab = img.shdr(symtab, 'sh_link')
+        img.set_sym(symtab, img.nsyms(symtab) - 1, 'st_name',
+                    img.shdr(strtab, 'sh_size') + 16)
+        cls.files[BID_MOD_BADSYM] = os.path.join(srv, 'badsym.ko')
+        with open(cls.files[BID_MOD_BADSYM], 'wb') as f:
+            f.write(img.data)
+        cls.debug = {}
+        for bid, name, shared in ((BID_PROG, 'prog', False),
+                                  (BID_LIB, 'libfix.so', True)):
+            path = make_program(os.path.join(srv, name), bid, shared=shared)
+            cls.files[bid], cls.debug[bid] = split_debug(path,
+                                                         path + '.debug')
+
+    def ask(self, bid, *words, env=None):
+        """concurrent_find, one thread, for BID with WORDS (the kind...)."""
+        driver = os.path.join(BUILD, 'tests', 'concurrent_find')
+        return subprocess.run(
+            [driver, os.path.join(BUILD, 'lib', 'libdebuginfodprov.so'), '1',
+             bid] + list(words), env=env or self.env(), text=True,
+            capture_output=True, timeout=TIMEOUT)
+
+    def find(self, *args, env=None, verbose=False):
+        cmd = [symprov()] + (['-v'] if verbose else []) + [
+            'find', '--providers', 'libdebuginfodprov.so'] + list(args)
+        return subprocess.run(cmd, env=env or self.env(), text=True,
+                              capture_output=True, timeout=TIMEOUT)
+
+    def assert_servable_left(self, bid, left=()):
+        d = os.path.join(self.cache, bid)
+        names = sorted(f for f in os.listdir(d)
+                       if os.path.getsize(os.path.join(d, f))) \
+            if os.path.isdir(d) else []
+        self.assertEqual(names, sorted(left), 'in the client cache')
+
+    def assert_refused(self, res, bid, server, why):
+        """One warning, naming the build ID, the server and why; nothing
+        of the file left in the client cache."""
+        warnings = [line for line in res.stderr.splitlines()
+                    if 'debuginfod: ' in line]
+        self.assertEqual(len(warnings), 1, res.stderr)
+        for word in (bid, server, why, 'removed from the cache'):
+            self.assertIn(word, warnings[0])
+        self.assert_servable_left(bid)
+
+    def test_module_is_served_as_debuginfo(self):
+        files = self.server.responses(type='debuginfo', code=200)
+        executables = self.server.responses(type='executable')
+        res = self.ask(BID_MOD, 'module')
+        self.assertEqual(res.returncode, 0, res.stderr)
+        path = res.stdout.split()[1]
+        self.assertTrue(path.endswith('/debuginfo'), path)
+        self.assertEqual(read(path), read(self.files[BID_MOD]))
+        self.assertEqual(self.server.responses(type='debuginfo', code=200),
+                         files + 1)
+        self.assertEqual(self.server.responses(type='executable'),
+                         executables)
+
+    def test_module_miss_asks_for_debuginfo_only(self):
+        misses = self.server.responses(type='debuginfo', code=404)
+        executables = self.server.responses(type='executable')
+        res = self.ask(BID_MOD_MISSING, 'module')
+        self.assertEqual(res.stdout, 'not found -\n', res.stderr)
+        self.assertEqual(self.server.responses(type='debuginfo', code=404),
+                         misses + 1)
+        self.assertEqual(self.server.responses(type='executable'),
+                         executables)
+
+    def test_module_symbols_only_is_the_whole_file(self):
+        sections = self.server.responses(type='section')
+        res = self.ask(BID_MOD, 'module', 'symbols', 'verbose')
+        self.assertEqual(res.returncode, 0, res.stderr)
+        size = os.path.getsize(self.files[BID_MOD])
+        self.assertIn('debuginfod: module %s: the whole file, %d bytes: '
+                      "perf places a module's symbols by the file offsets "
+                      'of all its sections' % (BID_MOD, size), res.stderr)
+        self.assertEqual(read(res.stdout.split()[1]),
+                         read(self.files[BID_MOD]))
+        self.assertEqual(self.server.responses(type='section'), sections)
+
+    def test_module_debug_only_copy_refused(self):
+        res = self.ask(BID_MOD_DEBUG, 'module')
+        self.assertEqual(res.stdout, 'unavailable -\n', res.stderr)
+        self.assert_refused(res, BID_MOD_DEBUG, self.server.url,
+                            'executable section without data: a separate '
+                            'debug file')
+        # the same file is the module's debug info
+        res = self.find('--kind', 'debuginfo', BID_MOD_DEBUG)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(read(res.stdout.strip()),
+                         read(self.files[BID_MOD_DEBUG]))
+
+    def test_module_damaged_symbol_table_refused(self):
+        res = self.ask(BID_MOD_BADSYM, 'module')
+        self.assertEqual(res.stdout, 'unavailable -\n', res.stderr)
+        self.assert_refused(res, BID_MOD_BADSYM, self.server.url,
+                            'symbol name outside its string table')
+
+    def test_module_of_another_build_id_refused(self):
+        with FaultServer('file', body=read(self.files[BID_MOD])) as fault:
+            res = self.ask(BID_MOD_MISSING, 'module',
+                           env=self.env(urls=fault.url))
+            self.assertEqual(fault.hits,
+                             ['/buildid/%s/debuginfo' % BID_MOD_MISSING])
+        self.assertEqual(res.stdout, 'unavailable -\n', res.stderr)
+        self.assert_refused(res, BID_MOD_MISSING, fault.url,
+                            'build ID differs from the one asked for')
+
+    def test_program_and_its_debug_file(self):
+        for bid in (BID_PROG, BID_LIB):
+            with self.subTest(bid=bid):
+                res = self.find('--kind', 'executable', bid)
+                self.assertEqual(res.returncode, 0, res.stderr)
+                self.assertEqual(read(res.stdout.strip()),
+                                 read(self.files[bid]))
+                res = self.find('--kind', 'debuginfo', bid)
+                self.assertEqual(res.returncode, 0, res.stderr)
+                self.assertEqual(read(res.stdout.strip()),
+                                 read(self.debug[bid]))
+
+    def test_program_symbols_only_is_the_whole_file(self):
+        sections = self.server.responses(type='section')
+        for kind, files in (('executable', self.files),
+                            ('debuginfo', self.debug)):
+            with self.subTest(kind=kind):
+                res = self.find('--kind', kind, '--symbols-only', BID_PROG,
+                                verbose=True)
+                self.assertEqual(res.returncode, 0, res.stderr)
+                size = os.path.getsize(files[BID_PROG])
+                self.assertIn('debuginfod: %s %s: the whole file, %d '
+                              "bytes: only a kernel's sections make a "
+                              'certain symbols-only file' % (
+                                  'executable' if kind == 'executable'
+                                  else 'debug info', BID_PROG, size),
+                              res.stderr)
+                self.assertEqual(read(res.stdout.strip()),
+                                 read(files[BID_PROG]))
+        self.assertEqual(self.server.responses(type='section'), sections)
+
+    def test_debug_file_as_executable_refused(self):
+        # debuginfod never serves it so: the fault server does
+        body = read(self.debug[BID_PROG])
+        with FaultServer('file', body=body) as fault:
+            res = self.find('--kind', 'executable', BID_PROG,
+                            env=self.env(urls=fault.url))
+            self.assertEqual(fault.hits,
+                             ['/buildid/%s/executable' % BID_PROG])
+        self.assertEqual(res.returncode, 4, res.stderr)
+        self.assertEqual(res.stdout, '')
+        self.assert_refused(res, BID_PROG, fault.url,
+                            'executable segment without data: a separate '
+                            'debug file')
+
+    def test_stripped_program_as_debuginfo_refused(self):
+        body = read(self.files[BID_PROG])
+        with FaultServer('file', body=body) as fault:
+            res = self.find('--kind', 'debuginfo', BID_PROG,
+                            env=self.env(urls=fault.url))
+        self.assertEqual(res.returncode, 4, res.stderr)
+        self.assert_refused(res, BID_PROG, fault.url, 'no symbol table')
 
 
 def main():

@@ -802,6 +802,128 @@ class FaultTest(ServerTestCase):
         self.assertEqual([f for f in self.entries(bid)
                           if f not in ('debuginfo', 'executable')], [])
 
+    def find_all(self, bid, n, env, kind='debuginfo'):
+        """N symprov find --kind KIND BID at once: [(exit, stdout)]."""
+        cmd = [symprov(), 'find', '--providers', 'libdebuginfodprov.so',
+               '--kind', kind, bid]
+        procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+                 for _ in range(n)]
+        try:
+            outs = [p.communicate(timeout=T + SLACK) for p in procs]
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.communicate()
+        for p, (_, err) in zip(procs, outs):
+            self.assertEqual(p.returncode, 0, err)
+        return [out.strip() for out, _ in outs]
+
+    def test_processes_share_one_transfer(self):
+        # a 4 s download: all 8 ask while the first one is at it
+        bid, body = BID_BIG, self.body[BID_BIG]
+        with FaultServer('slow', body=body, rate=1 << 20, size_header=True,
+                         hang_s=60) as fault:
+            start = time.monotonic()
+            paths = self.find_all(bid, 8, self.env(fault.url))
+            hits, sent = list(fault.hits), fault.sent
+        self.measured('8 processes: %d transfers, %d bytes, %.2f s' % (
+            len(hits), sent, time.monotonic() - start))
+        self.assertEqual(hits, ['/buildid/%s/debuginfo' % bid])
+        self.assertEqual(sent, len(body))
+        self.assertEqual(set(paths), {os.path.join(self.cache, bid,
+                                                   'debuginfo')})
+        self.assertEqual(read(paths[0]), body)
+        self.assertEqual(self.entries(bid), {'debuginfo': len(body)})
+
+    @contextlib.contextmanager
+    def lock_holder(self, bid):
+        """symprov find BID against a server that stalls after 64 bytes:
+        it holds the lock on BID's debuginfo until it is killed."""
+        cmd = [symprov(), 'find', '--providers', 'libdebuginfodprov.so',
+               '--kind', 'debuginfo', bid]
+        with FaultServer('stall', body=self.body[bid], hang_s=60) as fault:
+            proc = subprocess.Popen(cmd, env=self.env(
+                fault.url, DEBUGINFOD_TIMEOUT=60),
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                deadline = time.monotonic() + SLACK
+                while not fault.hits and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                self.assertTrue(fault.hits, 'the holder never asked')
+                yield proc
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                proc.communicate()
+
+    def waiter(self, bid, verbose=False, **env):
+        return subprocess.Popen(
+            [symprov()] + (['-v'] if verbose else []) +
+            ['find', '--providers', 'libdebuginfodprov.so', '--kind',
+             'debuginfo', bid], env=self.env(**env),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def test_lock_of_a_killed_process_is_gone(self):
+        # flock() goes with its process: SIGKILL frees it at once
+        bid = BID_DEBUG
+        before = self.server.responses(type='debuginfo')
+        with self.lock_holder(bid) as holder:
+            proc = self.waiter(bid, DEBUGINFOD_TIMEOUT=60)
+            try:
+                time.sleep(1.5)
+                self.assertIsNone(proc.poll(), 'did not wait for the lock')
+                self.assertEqual(self.server.responses(type='debuginfo'),
+                                 before)
+                holder.kill()
+                start = time.monotonic()
+                out, err = proc.communicate(timeout=SLACK)
+                elapsed = time.monotonic() - start
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.communicate()
+        self.measured('found %.2f s after the holder was killed' % elapsed)
+        self.assertEqual(proc.returncode, 0, err)
+        self.assertLess(elapsed, 1.0)
+        self.assert_found(Result(0, out, err, elapsed), bid)
+        self.assertEqual(self.server.responses(type='debuginfo'), before + 1)
+
+    def test_lock_holder_without_progress_is_given_up(self):
+        # the holder writes nothing for DEBUGINFOD_TIMEOUT: fetched here
+        bid = BID_DEBUG
+        with self.lock_holder(bid):
+            start = time.monotonic()
+            proc = self.waiter(bid, verbose=True)
+            out, err = proc.communicate(timeout=T + SLACK)
+            elapsed = time.monotonic() - start
+        self.measured('found after %.2f s' % elapsed)
+        self.assertGreaterEqual(elapsed, T)
+        self.assert_found(Result(proc.returncode, out, err, elapsed), bid)
+        self.assertIn('wrote nothing for %d s' % T, err)
+
+    def test_ctrl_c_while_waiting_for_the_lock(self):
+        bid = BID_DEBUG
+        with self.lock_holder(bid):
+            proc = self.waiter(bid, DEBUGINFOD_TIMEOUT=60)
+            try:
+                time.sleep(1)
+                self.assertIsNone(proc.poll(), 'did not wait for the lock')
+                start = time.monotonic()
+                proc.send_signal(signal.SIGINT)
+                out, err = proc.communicate(timeout=SLACK)
+                elapsed = time.monotonic() - start
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.communicate()
+        self.assertEqual(proc.returncode, 5, err)
+        self.assertEqual(out, '')
+        self.assertLessEqual(elapsed, CANCEL_BOUND)
+        # no file and no miss; the killed holder's partial download stays
+        self.assertNotIn('debuginfo', self.entries(bid))
+
     def test_left_over_download_is_not_waited_for(self):
         # a killed download left its temporary file; a miss came later:
         # nothing is landing, the miss is answered at once

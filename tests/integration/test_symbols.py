@@ -205,6 +205,23 @@ class SymbolsTest(ServerTestCase):
         self.assertEqual(os.path.basename(path), SYMBOLS_FILE)
         self.assertEqual(self.section_traffic()[0], n0 + 4)
 
+    def test_processes_share_one_fetch(self):
+        n0, _ = self.section_traffic()
+        cmd = [symprov(), 'find', '--providers', 'libdebuginfodprov.so',
+               '--symbols-only', BID_K]
+        procs = [subprocess.Popen(cmd, env=self.env(), text=True,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE) for _ in range(8)]
+        outs = [p.communicate(timeout=TIMEOUT) for p in procs]
+        for p, (_, err) in zip(procs, outs):
+            self.assertEqual(p.returncode, 0, err)
+        self.assertEqual({out for out, _ in outs},
+                         {os.path.join(self.cache, BID_K, SYMBOLS_FILE) +
+                          '\n'})
+        # the four sections once: the others waited, then the cache answered
+        self.assertEqual(self.section_traffic()[0], n0 + 4)
+        self.assertEqual(sorted(self.cache_entries(BID_K)), [SYMBOLS_FILE])
+
     def test_threads_fall_back_once(self):
         with FaultServer('status', status=404, body=self.body(),
                          by_type={'debuginfo': 'file'},

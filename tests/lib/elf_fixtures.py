@@ -26,22 +26,6 @@ def make_elf(path, build_id, debuginfo=True, seed=0):
     return path
 
 
-def make_module(path, build_id, seed=0):
-    """A kernel module as Kbuild links one: an object with DWARF, linked
-    with ld -r --build-id=0xBUILD_ID."""
-    src = path + '.c'
-    obj = path + '.o'
-    with open(src, 'w') as f:
-        f.write(SOURCE % seed)
-    subprocess.run(['gcc', '-g', '-c', '-O0', src, '-o', obj], check=True,
-                   timeout=60)
-    subprocess.run(['ld', '-r', '--build-id=0x' + build_id, '-o', path,
-                    obj], check=True, timeout=60)
-    os.unlink(src)
-    os.unlink(obj)
-    return path
-
-
 def read_build_id(path):
     """The GNU build ID of PATH, as hex, from readelf -n."""
     out = subprocess.run(['readelf', '-n', path], capture_output=True,
@@ -109,6 +93,74 @@ def make_kernel_elf(path, build_id, seed=1):
     for f in (src, obj, lds):
         os.unlink(f)
     return path
+
+
+MODULE_SOURCE = r'''
+int km_data = %(seed)d;
+__attribute__((noinline)) static int km_helper(int x)
+{
+	return x * 3 + km_data;
+}
+__attribute__((section(".init.text"))) int init_module(void)
+{
+	return km_helper(1);
+}
+__attribute__((section(".text.unlikely"))) int km_cold(int x)
+{
+	return x - km_data;
+}
+int km_main(int x) { return km_helper(x) + km_cold(x); }
+'''
+
+
+def make_module(path, build_id, seed=1):
+    """A kernel module look-alike with DWARF: gcc -g -c, then ld -r with
+    the build ID, an ET_REL with .text, .init.text and .text.unlikely as a
+    .ko has them (debuginfod serves it as 'debuginfo', never as
+    'executable')."""
+    src, obj = path + '.c', path + '.o'
+    with open(src, 'w') as f:
+        f.write(MODULE_SOURCE % {'seed': seed})
+    subprocess.run(['gcc', '-g', '-O1', '-c', '-fno-pic', src, '-o', obj],
+                   check=True, timeout=60)
+    subprocess.run(['ld', '-r', '--build-id=0x' + build_id, '-o', path, obj],
+                   check=True, timeout=60)
+    os.unlink(src)
+    os.unlink(obj)
+    return path
+
+
+PROGRAM_SOURCE = r'''
+int up_data = %(seed)d;
+int up_fn(int x) { return x + up_data; }
+int main(void) { return up_fn(0) != %(seed)d; }
+'''
+
+
+def make_program(path, build_id, shared=False, seed=1):
+    """A user-space executable (a shared object with SHARED) with DWARF,
+    linked by gcc with the build ID: it has a PLT and dynamic relocations,
+    which perf reads of the runtime object."""
+    src = path + '.c'
+    with open(src, 'w') as f:
+        f.write(PROGRAM_SOURCE % {'seed': seed})
+    cmd = ['gcc', '-g', '-O1', '-Wl,--build-id=0x' + build_id, src, '-o',
+           path]
+    if shared:
+        cmd[1:1] = ['-shared', '-fPIC']
+    subprocess.run(cmd, check=True, timeout=60)
+    os.unlink(src)
+    return path
+
+
+def split_debug(path, debug):
+    """PATH's debug info to DEBUG (objcopy --only-keep-debug: the code
+    sections and segments without data), then PATH stripped: the runtime
+    object and its separate debug file, as a distribution ships them."""
+    subprocess.run(['objcopy', '--only-keep-debug', path, debug], check=True,
+                   timeout=60)
+    subprocess.run(['strip', path], check=True, timeout=60)
+    return path, debug
 
 
 def read_sections(path):

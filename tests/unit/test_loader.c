@@ -656,18 +656,24 @@ static void test_session_memo(void **state)
 	symprov_loader_delete(l);
 }
 
-static int find_content(struct symprov_loader *l, uint32_t content,
-			struct symprov_answer *ans)
+static int find_kind(struct symprov_loader *l, uint32_t kind, uint32_t content,
+		     struct symprov_answer *ans)
 {
 	struct symprov_request req = {
 		.size = sizeof(req),
-		.kind = SYMPROV_KIND_KERNEL,
+		.kind = kind,
 		.build_id = bid,
 		.build_id_len = sizeof(bid),
 		.content = content,
 	};
 
 	return symprov_loader_find(l, &req, ans);
+}
+
+static int find_content(struct symprov_loader *l, uint32_t content,
+			struct symprov_answer *ans)
+{
+	return find_kind(l, SYMPROV_KIND_KERNEL, content, ans);
 }
 
 /*
@@ -864,6 +870,61 @@ static void test_found_file_checked(void **state)
 	unlink(cut);
 }
 
+/*
+ * The file is checked as the kind asked for: this executable is one, and
+ * debug info (it has a .symtab), not a kernel module; and only a kernel
+ * comes as the symbols only.
+ */
+static void test_found_file_is_of_its_kind(void **state)
+{
+	static const uint32_t good[] = { SYMPROV_KIND_EXECUTABLE,
+					 SYMPROV_KIND_DEBUGINFO };
+	struct symprov_answer ans;
+	struct symprov_loader *l;
+	size_t i;
+
+	(void)state;
+	set_config("test.a.status", "0");
+	set_config("test.a.path", SELF);
+	l = symprov_loader_new(tp("a"), NULL, &host);
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		assert_int_equal(find_kind(l, good[i], SYMPROV_CONTENT_FULL,
+					   &ans),
+				 SYMPROV_FOUND);
+		free(ans.path);
+	}
+	assert_int_equal(find_kind(l, SYMPROV_KIND_KERNEL_MODULE,
+				   SYMPROV_CONTENT_FULL, &ans),
+			 SYMPROV_UNAVAILABLE);
+	assert_null(ans.path);
+	assert_int_equal(ans.error, EBADMSG);
+	assert_int_equal(
+		count_lines(
+			SYMPROV_LOG_WARN,
+			"a supplied " SELF
+			", rejected (not a relocatable object file, as a kernel module is), build ID " TEST_BUILD_ID),
+		1);
+	assert_int_equal(count_level(SYMPROV_LOG_WARN), 1);
+	symprov_loader_delete(l);
+	teardown(NULL);
+
+	set_config("test.a.status", "0");
+	set_config("test.a.path", SELF);
+	set_config("test.a.content", "1");
+	l = symprov_loader_new(tp("a"), NULL, &host);
+	assert_int_equal(find_kind(l, SYMPROV_KIND_EXECUTABLE,
+				   SYMPROV_CONTENT_SYMBOLS, &ans),
+			 SYMPROV_UNAVAILABLE);
+	assert_null(ans.path);
+	assert_int_equal(
+		count_lines(SYMPROV_LOG_WARN, "not what was asked for"), 1);
+	assert_int_equal(find_kind(l, SYMPROV_KIND_KERNEL,
+				   SYMPROV_CONTENT_SYMBOLS, &ans),
+			 SYMPROV_FOUND);
+	free(ans.path);
+	symprov_loader_delete(l);
+}
+
 /* With elevated privileges the environment is the user's: libdebuginfod
  * would take its URLs and cache from it, so the provider stays out. */
 static void test_debuginfod_secure(void **state)
@@ -981,6 +1042,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_found_file_checked, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_found_file_is_of_its_kind,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_invalid_request, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_at_secure, setup,

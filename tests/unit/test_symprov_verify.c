@@ -2,13 +2,15 @@
 /*
  * The check of fetched files: build ID, and the structure perf relies on.
  * The files are this test's own executable (linked with TEST_BUILD_ID) with
- * one field damaged, and a symbols-only copy of it.
+ * one field damaged, and a symbols-only copy of it; for the checks of each
+ * kind, a kernel module look-alike (TEST_MODULE) and its debug-only copy.
  */
 #define _GNU_SOURCE /* memfd_create */
 #include <elf.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "symprov.h"
 #include "symprov_buildid.h"
 #include "symprov_verify.h"
 
@@ -102,9 +105,12 @@ static Elf64_Sym *sym_of(const struct image *im, const char *name)
 	return NULL;
 }
 
-/* The reason symprov_verify_build_id(@id) gives for @im, or NULL. */
-static const char *verify_image_as(const struct image *im,
-				   const unsigned char *id)
+/*
+ * The reason symprov_verify_kind(@kind, @id) gives for @im, or NULL.  What
+ * passes as any kind passes as a kernel, and its structure alone.
+ */
+static const char *verify_image_kind(const struct image *im,
+				     const unsigned char *id, uint32_t kind)
 {
 	int fd = memfd_create("test-verify", MFD_CLOEXEC);
 	const char *why = NULL;
@@ -112,15 +118,22 @@ static const char *verify_image_as(const struct image *im,
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, im->buf, im->size), (ssize_t)im->size);
-	ret = symprov_verify_build_id(fd, id, 20, &why);
+	ret = symprov_verify_kind(fd, kind, id, 20, &why);
 	assert_int_equal(ret, why ? -1 : 0);
 	if (!ret) {
-		/* the structure alone passes too */
+		assert_int_equal(symprov_verify_build_id(fd, id, 20, &why), 0);
 		assert_int_equal(symprov_verify_elf(fd, &why), 0);
 		why = NULL;
 	}
 	close(fd);
 	return why;
+}
+
+/* The reason symprov_verify_build_id(@id) gives for @im, or NULL. */
+static const char *verify_image_as(const struct image *im,
+				   const unsigned char *id)
+{
+	return verify_image_kind(im, id, SYMPROV_KIND_KERNEL);
 }
 
 static const char *verify_image(const struct image *im)
@@ -680,6 +693,232 @@ static void test_fuzz_note_sections_overlap(void **state)
 	assert_string_equal(why, "note sections overlap");
 }
 
+/* The checks of each kind (symprov_verify_kind()). */
+
+static unsigned char module_id[SYMPROV_BUILD_ID_MAX];
+
+static void load_module(struct image *im)
+{
+	load_file(TEST_MODULE, im);
+	assert_int_equal(ehdr_of(im)->e_type, ET_REL);
+}
+
+static void set_nobits(struct image *im, const char *name)
+{
+	shdr_of(im, scn_of(im, name))->sh_type = SHT_NOBITS;
+}
+
+static void text_nobits(struct image *im)
+{
+	set_nobits(im, ".text");
+}
+
+static void init_text_nobits(struct image *im)
+{
+	set_nobits(im, ".init.text");
+}
+
+static void unlikely_text_nobits(struct image *im)
+{
+	set_nobits(im, ".text.unlikely");
+}
+
+/* perf loads .symtab only as SHT_SYMTAB */
+static void symtab_progbits(struct image *im)
+{
+	shdr_of(im, scn_of(im, ".symtab"))->sh_type = SHT_PROGBITS;
+}
+
+static void symtab_null_symbol_only(struct image *im)
+{
+	Elf64_Shdr *sh = shdr_of(im, scn_of(im, ".symtab"));
+
+	sh->sh_size = sh->sh_entsize;
+}
+
+static void type_rel(struct image *im)
+{
+	ehdr_of(im)->e_type = ET_REL;
+}
+
+static void type_dyn(struct image *im)
+{
+	ehdr_of(im)->e_type = ET_DYN;
+}
+
+static Elf64_Phdr *code_segment(const struct image *im)
+{
+	size_t i;
+
+	for (i = 0; i < ehdr_of(im)->e_phnum; i++) {
+		Elf64_Phdr *ph =
+			(Elf64_Phdr *)(im->buf + ehdr_of(im)->e_phoff) + i;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+			return ph;
+	}
+	fail_msg("no executable segment");
+	return NULL;
+}
+
+static void code_segment_no_data(struct image *im)
+{
+	code_segment(im)->p_filesz = 0;
+}
+
+static void code_segment_not_executable(struct image *im)
+{
+	code_segment(im)->p_flags &= ~PF_X;
+}
+
+/*
+ * What objcopy --only-keep-debug makes of an executable: every allocated
+ * section but the notes without data, the segments without file data.
+ */
+static void debug_file_of(struct image *im)
+{
+	size_t i;
+
+	for (i = 1; i < ehdr_of(im)->e_shnum; i++) {
+		Elf64_Shdr *sh = shdr_of(im, i);
+
+		if ((sh->sh_flags & SHF_ALLOC) && sh->sh_type != SHT_NOTE)
+			sh->sh_type = SHT_NOBITS;
+	}
+	for (i = 0; i < ehdr_of(im)->e_phnum; i++) {
+		Elf64_Phdr *ph =
+			(Elf64_Phdr *)(im->buf + ehdr_of(im)->e_phoff) + i;
+
+		if (ph->p_type == PT_LOAD)
+			ph->p_filesz = 0;
+	}
+}
+
+static const struct kind_case {
+	const char *name;
+	bool module; /* TEST_MODULE, else this executable */
+	void (*apply)(struct image *im); /* NULL: as built */
+	uint32_t kind;
+	const char *why; /* NULL: accepted */
+} kind_cases[] = {
+	{ "module as a module", true, NULL, SYMPROV_KIND_KERNEL_MODULE, NULL },
+	{ "module as debuginfo", true, NULL, SYMPROV_KIND_DEBUGINFO, NULL },
+	{ "module as a kernel", true, NULL, SYMPROV_KIND_KERNEL, NULL },
+	{ "module as an executable", true, NULL, SYMPROV_KIND_EXECUTABLE,
+	  "not an executable or shared object file" },
+	{ "module, .text NOBITS", true, text_nobits, SYMPROV_KIND_KERNEL_MODULE,
+	  "executable section without data: a separate debug file" },
+	{ "module, .init.text NOBITS", true, init_text_nobits,
+	  SYMPROV_KIND_KERNEL_MODULE,
+	  "executable section without data: a separate debug file" },
+	{ "module, .text.unlikely NOBITS", true, unlikely_text_nobits,
+	  SYMPROV_KIND_KERNEL_MODULE,
+	  "executable section without data: a separate debug file" },
+	{ "module, .text NOBITS, as debuginfo", true, text_nobits,
+	  SYMPROV_KIND_DEBUGINFO, NULL },
+	{ "module, .symtab PROGBITS", true, symtab_progbits,
+	  SYMPROV_KIND_KERNEL_MODULE, "no symbol table" },
+	{ "module, the null symbol only", true, symtab_null_symbol_only,
+	  SYMPROV_KIND_KERNEL_MODULE, "no symbol table" },
+	{ "module, ET_DYN", true, type_dyn, SYMPROV_KIND_KERNEL_MODULE,
+	  "not a relocatable object file, as a kernel module is" },
+	{ "executable as an executable", false, NULL, SYMPROV_KIND_EXECUTABLE,
+	  NULL },
+	{ "executable as debuginfo", false, NULL, SYMPROV_KIND_DEBUGINFO,
+	  NULL },
+	{ "executable as a module", false, NULL, SYMPROV_KIND_KERNEL_MODULE,
+	  "not a relocatable object file, as a kernel module is" },
+	{ "executable, ET_REL", false, type_rel, SYMPROV_KIND_EXECUTABLE,
+	  "not an executable or shared object file" },
+	{ "executable, code segment without data", false, code_segment_no_data,
+	  SYMPROV_KIND_EXECUTABLE,
+	  "executable segment without data: a separate debug file" },
+	{ "executable, no executable segment", false,
+	  code_segment_not_executable, SYMPROV_KIND_EXECUTABLE,
+	  "no executable segment" },
+	{ "executable, .text NOBITS", false, text_nobits,
+	  SYMPROV_KIND_EXECUTABLE,
+	  "executable section without data: a separate debug file" },
+	{ "executable's debug file as an executable", false, debug_file_of,
+	  SYMPROV_KIND_EXECUTABLE,
+	  "executable segment without data: a separate debug file" },
+	{ "executable's debug file as debuginfo", false, debug_file_of,
+	  SYMPROV_KIND_DEBUGINFO, NULL },
+	{ "executable's debug file as a kernel", false, debug_file_of,
+	  SYMPROV_KIND_KERNEL, NULL },
+	{ "executable, .symtab PROGBITS, as debuginfo", false, symtab_progbits,
+	  SYMPROV_KIND_DEBUGINFO, "no symbol table" },
+	{ "executable, .symtab PROGBITS, as an executable", false,
+	  symtab_progbits, SYMPROV_KIND_EXECUTABLE, NULL },
+	{ "executable as kind 99", false, NULL, 99, NULL },
+};
+
+static void test_kind(void **state)
+{
+	const struct kind_case *c = *state;
+	struct image im;
+	const char *why;
+
+	if (c->module)
+		load_module(&im);
+	else
+		load_self(&im);
+	if (c->apply)
+		c->apply(&im);
+	why = verify_image_kind(&im, c->module ? module_id : own_id, c->kind);
+	if (c->why ? !why || strcmp(why, c->why) : why != NULL)
+		fail_msg("%s: got \"%s\", want \"%s\"", c->name,
+			 why ? why : "accepted", c->why ? c->why : "accepted");
+	free(im.buf);
+}
+
+/*
+ * objcopy --only-keep-debug of the module: its build ID and sound tables,
+ * a debug file, not a module perf can place symbols in.
+ */
+static void test_module_debug_copy(void **state)
+{
+	const char *why = NULL;
+	int fd = open(TEST_MODULE ".debug", O_RDONLY);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(symprov_verify_kind(fd, SYMPROV_KIND_KERNEL_MODULE,
+					     module_id, 20, &why),
+			 -1);
+	assert_string_equal(
+		why, "executable section without data: a separate debug file");
+	assert_int_equal(symprov_verify_kind(fd, SYMPROV_KIND_DEBUGINFO,
+					     module_id, 20, &why),
+			 0);
+	/* the build ID is checked first, whatever the kind */
+	module_id[0] ^= 1;
+	assert_int_equal(symprov_verify_kind(fd, SYMPROV_KIND_DEBUGINFO,
+					     module_id, 20, &why),
+			 -1);
+	module_id[0] ^= 1;
+	assert_string_equal(why, "build ID differs from the one asked for");
+	close(fd);
+}
+
+/* A symbols-only file is a kernel's, or debug info: never a program. */
+static void test_symbols_only_kinds(void **state)
+{
+	struct image im, symonly;
+
+	(void)state;
+	load_self(&im);
+	make_symbols_only(&im, &symonly);
+	assert_null(verify_image_kind(&symonly, own_id, SYMPROV_KIND_KERNEL));
+	assert_null(
+		verify_image_kind(&symonly, own_id, SYMPROV_KIND_DEBUGINFO));
+	assert_string_equal(verify_image_kind(&symonly, own_id,
+					      SYMPROV_KIND_EXECUTABLE),
+			    "no executable segment");
+	free(symonly.buf);
+	free(im.buf);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest basics[] = {
@@ -694,14 +933,18 @@ int main(void)
 		cmocka_unit_test(test_symbols_only),
 		cmocka_unit_test(test_class32),
 		cmocka_unit_test(test_fuzz_note_sections_overlap),
+		cmocka_unit_test(test_module_debug_copy),
+		cmocka_unit_test(test_symbols_only_kinds),
 	};
 	enum { NB = sizeof(basics) / sizeof(basics[0]) };
 	enum { ND = sizeof(damages) / sizeof(damages[0]) };
-	struct CMUnitTest tests[NB + ND];
+	enum { NK = sizeof(kind_cases) / sizeof(kind_cases[0]) };
+	struct CMUnitTest tests[NB + ND + NK];
 	const char *why;
 	size_t i;
 
-	if (symprov_build_id_parse(TEST_BUILD_ID, own_id, &why) != 20)
+	if (symprov_build_id_parse(TEST_BUILD_ID, own_id, &why) != 20 ||
+	    symprov_build_id_parse(TEST_MODULE_BUILD_ID, module_id, &why) != 20)
 		return 1;
 	memcpy(tests, basics, sizeof(basics));
 	for (i = 0; i < ND; i++)
@@ -710,5 +953,12 @@ int main(void)
 			.test_func = test_damage,
 			.initial_state = (void *)&damages[i],
 		};
-	return _cmocka_run_group_tests("verify", tests, NB + ND, NULL, NULL);
+	for (i = 0; i < NK; i++)
+		tests[NB + ND + i] = (struct CMUnitTest){
+			.name = kind_cases[i].name,
+			.test_func = test_kind,
+			.initial_state = (void *)&kind_cases[i],
+		};
+	return _cmocka_run_group_tests("verify", tests, NB + ND + NK, NULL,
+				       NULL);
 }
