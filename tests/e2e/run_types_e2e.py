@@ -5,7 +5,7 @@ the symbol providers fetched.
 
     run_types_e2e.py [--perf PERF] [--workdir DIR] [--real-deb DEB]
 
-Needs root (perf record -a), gcc, ld, objdump, debuginfod and `make`;
+Needs root (perf record -a), gcc, ld, objdump, debuginfod, tmux and `make`;
 without them it says so loudly and exits 2.  Builds a small kernel-like
 ELF with DWARF types: a C file of a few structs and functions reading
 their fields (memory loads through a register), linked at the recorded
@@ -24,6 +24,9 @@ on the loads.  Checks:
                   for (types need DWARF)
   annotate        perf annotate --data-type through the providers equals
                   --vmlinux
+  tui             perf report -s type's TUI, a server holding each
+                  request: the progress box says the whole file is
+                  fetched, and why; then the browser with the structs
 
 --real-deb DEB (Debian's linux-image-*-dbg package; not in make check)
 also serves it with `debuginfod -U` and checks, on its vmlinux, that the
@@ -51,7 +54,10 @@ from debuginfod_server import DebuginfodServer  # noqa: E402
 from e2elib import (Checks, E2EError, clean_env, log, loud,  # noqa: E402
                     run, run_checks)
 from elf_fixtures import read_build_id  # noqa: E402
+from link_proxy import ThrottleProxy  # noqa: E402
 from perfdata import PerfData  # noqa: E402
+from tui import Terminal  # noqa: E402
+import run_e2e  # noqa: E402
 
 PROVIDER = 'libdebuginfodprov.so'
 KERNEL = '[kernel.kallsyms]'
@@ -201,7 +207,7 @@ class Runner(Checks):
         why = []
         if os.geteuid() != 0:
             why.append('not root: perf record -a needs it')
-        for tool in ('gcc', 'ld', 'objdump', 'debuginfod'):
+        for tool in ('gcc', 'ld', 'objdump', 'debuginfod', 'tmux'):
             if not shutil.which(tool):
                 why.append('%s not found in PATH' % tool)
         if not os.access(os.path.join(self.build, 'lib', PROVIDER),
@@ -305,6 +311,21 @@ class Runner(Checks):
         log('providers: -s type, typeoff, typecln and annotate '
             '--data-type as with --vmlinux')
 
+    def step_tui(self):
+        with DebuginfodServer(self.p('srv'),
+                              log_path=self.p('debuginfod-tui.log')) as srv, \
+                ThrottleProxy(srv.port, hold=2, max_seconds=600) as slow, \
+                Terminal(self.work, 'types-tui') as term:
+            term.start([self.perf, 'report', '-s', 'type', '--dsos', KERNEL,
+                        '-i', self.p('types.data')],
+                       self.provider_env(slow.url, 'tui'))
+            term.wait_for(lambda s: 'whole: DWARF, code' in s, 60,
+                          'the progress box saying the whole file')
+            term.wait_for(lambda s: 'Samples:' in s and
+                          'struct symprov_task' in s, 120,
+                          'the browser with the structs')
+            run_e2e.Runner.quit_tui(term)
+
     def step_real(self):
         deb = os.path.abspath(self.args.real_deb)
         vm = debfiles.members(deb, './usr/lib/debug/boot/vmlinux-')
@@ -349,6 +370,7 @@ class Runner(Checks):
                 self.check('types ELF', self.step_elf) and \
                 self.check('--vmlinux', self.step_vmlinux):
             self.check('providers', self.step_providers)
+            self.check('tui', self.step_tui)
             if self.args.real_deb:
                 self.check('real vmlinux', self.step_real)
         return self.finish()
