@@ -47,8 +47,9 @@ struct cli {
 };
 
 static const char usage_text[] =
-	"usage: symprov [-v] find [--kind kernel|debuginfo|executable] [--providers LIST]\n"
-	"                         [--no-debuginfod] [--no-cache] [--symbols-only] BUILD_ID\n"
+	"usage: symprov [-v] find [--kind kernel|module|debuginfo|executable]\n"
+	"                         [--providers LIST] [--no-debuginfod] [--no-cache]\n"
+	"                         [--symbols-only] BUILD_ID\n"
 	"       symprov [-v] list [--providers LIST]\n"
 	"       symprov [-v] check [--timeout SECONDS] FILE.so\n"
 	"\n"
@@ -160,6 +161,8 @@ static int cli_kind(const char *name)
 {
 	if (!strcmp(name, "kernel"))
 		return SYMPROV_KIND_KERNEL;
+	if (!strcmp(name, "module"))
+		return SYMPROV_KIND_KERNEL_MODULE;
 	if (!strcmp(name, "debuginfo"))
 		return SYMPROV_KIND_DEBUGINFO;
 	if (!strcmp(name, "executable"))
