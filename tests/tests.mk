@@ -113,6 +113,7 @@ check-integration: $(TEST_DEPS)
 	@$(PYTHON) tests/integration/test_symbols.py --build $(B)
 	@$(PYTHON) tests/integration/test_buildiddir.py --build $(B)
 	@$(PYTHON) tests/integration/test_check.py --build $(B)
+	@$(PYTHON) tests/integration/test_prefetch.py --build $(B)
 
 # The buildiddir provider on Debian's real kernel -dbg package, unpacked
 # (SYMPROV_KERNEL_DBG_DEB=path/to.deb; 318 MB, so not in check).
@@ -143,6 +144,9 @@ test-threads: $(TEST_DEPS)
 	@$(PYTHON) tests/run_unit.py $(B) test_symprov_memo test_buildiddir
 	@$(PYTHON) tests/integration/test_debuginfod.py --build $(B) \
 		ProviderTest.test_threads_share_one_download
+	@$(PYTHON) tests/integration/test_prefetch.py --build $(B) \
+		PrefetchTest.test_into_a_tree_asks_each_file_once \
+		PrefetchTest.test_jobs_at_once_then_cancelled
 
 # AT_SECURE, for real: a setcap and a setuid copy run as nobody (root).
 check-privilege: all

@@ -23,6 +23,7 @@
 #include "symprov_check.h"
 #include "symprov_cli.h"
 #include "symprov_loader.h"
+#include "symprov_prefetch.h"
 
 /*
  * Ctrl-C cancels a fetch cleanly; a second one kills as usual.  Atomic:
@@ -56,6 +57,9 @@ static const char usage_text[] =
 	"usage: symprov [-v] find [--kind kernel|module|debuginfo|executable]\n"
 	"                         [--providers LIST] [--no-debuginfod] [--no-cache]\n"
 	"                         [--symbols-only] BUILD_ID\n"
+	"       symprov [-v] prefetch [-i perf.data] [--into DIR] [--jobs N]\n"
+	"                         [--providers LIST] [--no-debuginfod] [--no-cache]\n"
+	"                         [--symbols-only | --full]\n"
 	"       symprov [-v] list [--providers LIST]\n"
 	"       symprov [-v] check [--timeout SECONDS] FILE.so\n"
 	"\n"
@@ -65,7 +69,11 @@ static const char usage_text[] =
 	"--symbols-only: a file with the symbol table will do (a kernel: a few MB\n"
 	"instead of its whole debuginfo); -v says what was found and its size.\n"
 	"find exits 0 (found, path on stdout), 1 (bad input), 2 (not found),\n"
-	"3 (no provider enabled), 4 (unavailable: network or server), 5 (cancelled: Ctrl-C).\n";
+	"3 (no provider enabled), 4 (unavailable: network or server), 5 (cancelled: Ctrl-C).\n"
+	"prefetch asks for every file the profile's build ID table names (kernel\n"
+	"symbols only unless --full), copies them into DIR in a debuginfod server's\n"
+	"layout, and exits as find does: 0 when every kernel, module and executable\n"
+	"was found, 2 when one was not.\n";
 
 void cli_end_progress(struct cli *cli)
 {
@@ -390,6 +398,8 @@ int main(int argc, char **argv)
 		return cmd_find(&cli, argc, argv);
 	if (!strcmp(cmd, "list"))
 		return cmd_list(&cli, argc, argv);
+	if (!strcmp(cmd, "prefetch"))
+		return symprov_prefetch_main(&cli, argc, argv);
 	if (!strcmp(cmd, "check"))
 		return symprov_check_main(argc, argv, cli.verbose,
 					  cli_provider_dir);
