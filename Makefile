@@ -86,7 +86,7 @@ $(call obj,$(DIP_SRCS) $(BDD_SRCS) provider/example/example_provider.c): \
 	ALL_CFLAGS += $(PROV_CFLAGS)
 
 $(B)/bin/symprov: $(call obj,tools/symprov.c tools/symprov_check.c \
-		$(LOADER_SRCS))
+		tools/symprov_prefetch.c tools/symprov_perfdata.c $(LOADER_SRCS))
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -lelf -lpthread
 

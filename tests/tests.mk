@@ -137,6 +137,7 @@ check-integration: $(TEST_DEPS)
 	@$(PYTHON) tests/integration/test_symbols.py --build $(B)
 	@$(PYTHON) tests/integration/test_buildiddir.py --build $(B)
 	@$(PYTHON) tests/integration/test_check.py --build $(B)
+	@$(PYTHON) tests/integration/test_prefetch.py --build $(B)
 
 # The buildiddir provider on Debian's real kernel -dbg package, unpacked
 # (SYMPROV_KERNEL_DBG_DEB=path/to.deb; 318 MB, so not in check).
@@ -177,6 +178,9 @@ test-threads: $(TEST_DEPS)
 	@$(PYTHON) tests/run_unit.py $(B) test_symprov_memo test_buildiddir
 	@$(PYTHON) tests/integration/test_debuginfod.py --build $(B) \
 		ProviderTest.test_threads_share_one_download
+	@$(PYTHON) tests/integration/test_prefetch.py --build $(B) \
+		PrefetchTest.test_into_a_tree_asks_each_file_once \
+		PrefetchTest.test_jobs_at_once_then_cancelled
 
 # AT_SECURE, for real: a setcap and a setuid copy run as nobody (root).
 check-privilege: all
@@ -193,7 +197,7 @@ lint:
 		--suppress=missingIncludeSystem \
 		-Iinclude -Ilib -Iprovider/debuginfod $(LINT_SRCS)
 	clang-tidy --quiet $(LINT_SRCS) tests/fuzz/*.c -- -std=gnu11 \
-		-D_GNU_SOURCE -Iinclude -Ilib -Iprovider/debuginfod
+		-D_GNU_SOURCE -Iinclude -Ilib -Iprovider/debuginfod -Itools
 	@echo "lint: cppcheck and clang-tidy clean"
 
 # Everything: the plain build and its tests, the static checkers,
@@ -218,7 +222,7 @@ check-all: test check-privilege lint check-valgrind check-fuzz check-perf-glue \
 # each.  A failing input stays in build/fuzz/artifacts/ and is printed in
 # the log (tests/run_fuzz.py).
 FUZZ_CC ?= clang
-FUZZ_TARGETS := fuzz_list fuzz_buildid fuzz_symbols
+FUZZ_TARGETS := fuzz_list fuzz_buildid fuzz_symbols fuzz_perfdata
 FUZZ_BINS := $(patsubst %,build/fuzz/%,$(FUZZ_TARGETS))
 FUZZ_SECONDS ?= 300
 FUZZ_CHECK_SECONDS ?= 60
@@ -230,9 +234,10 @@ build/fuzz/fuzz_symbols: tests/fuzz/fuzz_symbols.c \
 	provider/debuginfod/dip_symfile.c provider/debuginfod/dip_layout.c \
 	lib/symprov_verify.c
 build/fuzz/fuzz_symbols: FUZZ_LIBS := -lelf
+build/fuzz/fuzz_perfdata: tests/fuzz/fuzz_perfdata.c tools/symprov_perfdata.c
 $(FUZZ_BINS) build/fuzz/fuzz_fail:
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -g -O1 -Iinclude -Ilib -Iprovider/debuginfod \
+	$(FUZZ_CC) -g -O1 -Iinclude -Ilib -Iprovider/debuginfod -Itools \
 		-fsanitize=fuzzer,address,undefined -o $@ $^ $(FUZZ_LIBS)
 
 # fuzz_symbols starts from the sections of a file that builds.
@@ -240,6 +245,12 @@ FUZZ_SEEDS := build/fuzz/fuzz_symbols.corpus/kernel-seed
 $(FUZZ_SEEDS): tests/fuzz/make_symbols_seed.py tests/lib/elf_fixtures.py
 	@mkdir -p $(dir $@)
 	$(PYTHON) tests/fuzz/make_symbols_seed.py $@
+
+# fuzz_perfdata starts from minimal profiles, in both entry layouts.
+FUZZ_SEEDS += build/fuzz/fuzz_perfdata.corpus/perf-layout
+build/fuzz/fuzz_perfdata.corpus/perf-layout: tests/fuzz/make_perfdata_seed.py \
+	tests/lib/minimal_perfdata.py tests/lib/perfdata.py
+	$(PYTHON) tests/fuzz/make_perfdata_seed.py $(dir $@)
 
 # The check of fetched files, and a model of what perf reads of the files
 # it accepts; seeded with small ELF files of each kind.  libdw: its build

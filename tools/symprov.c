@@ -6,6 +6,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -20,35 +21,45 @@
 
 #include "symprov_buildid.h"
 #include "symprov_check.h"
+#include "symprov_cli.h"
 #include "symprov_loader.h"
+#include "symprov_prefetch.h"
 
-enum symprov_exit {
-	EXIT_FOUND = 0,
-	EXIT_USAGE = 1,
-	EXIT_NOT_FOUND = 2,
-	EXIT_DISABLED = 3,
-	EXIT_UNAVAILABLE = 4,
-	EXIT_CANCELLED = 5,
-};
-
-/* Ctrl-C cancels a fetch cleanly; a second one kills as usual. */
-static volatile sig_atomic_t cli_interrupted;
+/*
+ * Ctrl-C cancels a fetch cleanly; a second one kills as usual.  Atomic:
+ * threads asking at once read it while the handler runs in another.
+ */
+static sig_atomic_t cli_interrupted;
 
 static void cli_on_sigint(int sig)
 {
+	int saved = errno;
+
 	(void)sig;
-	cli_interrupted = 1;
+	__atomic_store_n(&cli_interrupted, 1, __ATOMIC_RELAXED);
+	errno = saved;
 }
 
-struct cli {
-	int verbose;
-	bool progress_shown; /* a progress line is on stderr */
-	bool tty;
-};
+bool cli_was_interrupted(void)
+{
+	return __atomic_load_n(&cli_interrupted, __ATOMIC_RELAXED);
+}
+
+void cli_catch_sigint(void)
+{
+	sigaction(SIGINT,
+		  &(struct sigaction){ .sa_handler = cli_on_sigint,
+				       .sa_flags = SA_RESETHAND },
+		  NULL);
+}
 
 static const char usage_text[] =
-	"usage: symprov [-v] find [--kind kernel|debuginfo|executable] [--providers LIST]\n"
-	"                         [--no-debuginfod] [--no-cache] [--symbols-only] BUILD_ID\n"
+	"usage: symprov [-v] find [--kind kernel|module|debuginfo|executable]\n"
+	"                         [--providers LIST] [--no-debuginfod] [--no-cache]\n"
+	"                         [--symbols-only] BUILD_ID\n"
+	"       symprov [-v] prefetch [-i perf.data] [--into DIR] [--jobs N]\n"
+	"                         [--providers LIST] [--no-debuginfod] [--no-cache]\n"
+	"                         [--symbols-only | --full]\n"
 	"       symprov [-v] list [--providers LIST]\n"
 	"       symprov [-v] check [--timeout SECONDS] FILE.so\n"
 	"\n"
@@ -58,9 +69,13 @@ static const char usage_text[] =
 	"--symbols-only: a file with the symbol table will do (a kernel: a few MB\n"
 	"instead of its whole debuginfo); -v says what was found and its size.\n"
 	"find exits 0 (found, path on stdout), 1 (bad input), 2 (not found),\n"
-	"3 (no provider enabled), 4 (unavailable: network or server), 5 (cancelled: Ctrl-C).\n";
+	"3 (no provider enabled), 4 (unavailable: network or server), 5 (cancelled: Ctrl-C).\n"
+	"prefetch asks for every file the profile's build ID table names (kernel\n"
+	"symbols only unless --full), copies them into DIR in a debuginfod server's\n"
+	"layout, and exits as find does: 0 when every kernel, module and executable\n"
+	"was found, 2 when one was not.\n";
 
-static void cli_end_progress(struct cli *cli)
+void cli_end_progress(struct cli *cli)
 {
 	if (cli->progress_shown) {
 		fputc('\n', stderr);
@@ -68,16 +83,18 @@ static void cli_end_progress(struct cli *cli)
 	}
 }
 
-static void cli_log(void *data, int level, const char *provider,
-		    const char *msg)
+void cli_log(void *data, int level, const char *provider, const char *msg)
 {
 	struct cli *cli = data;
 
 	if (level > SYMPROV_LOG_WARN + cli->verbose)
 		return;
+	/* threads asking at once log at once */
+	flockfile(stderr);
 	cli_end_progress(cli);
 	fprintf(stderr, "symprov: %s%s%s\n", provider ?: "",
 		provider ? ": " : "", msg);
+	funlockfile(stderr);
 }
 
 /* A progress line on stderr, only when a person can see it. */
@@ -88,7 +105,7 @@ static int cli_progress(void *data, const char *provider,
 	struct cli *cli = data;
 	char hex[SYMPROV_BUILD_ID_HEX_MAX];
 
-	if (cli_interrupted)
+	if (cli_was_interrupted())
 		return SYMPROV_PROGRESS_STOP;
 	if (!cli->tty)
 		return SYMPROV_PROGRESS_CONTINUE;
@@ -105,7 +122,7 @@ static int cli_progress(void *data, const char *provider,
 }
 
 /* Bare provider names are looked for beside us: build/bin -> build/lib. */
-static char *cli_provider_dir(void)
+char *cli_provider_dir(void)
 {
 	char exe[PATH_MAX], *dir;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -119,6 +136,29 @@ static char *cli_provider_dir(void)
 	return dir;
 }
 
+struct symprov_loader *cli_loader_new(const char *list,
+				      const struct symprov_loader_host *host)
+{
+	struct symprov_loader *loader;
+	char *dir;
+
+	if (!list) {
+		list = symprov_list_from_env(SYMPROV_LIST_ENV, host);
+	} else if (getauxval(AT_SECURE)) {
+		/* An argument loads code as much as the variable does. */
+		host->log(
+			host->data, SYMPROV_LOG_WARN, NULL,
+			"--providers ignored: running with elevated privileges");
+		list = NULL;
+	}
+	dir = cli_provider_dir();
+	loader = symprov_loader_new(list, dir, host);
+	free(dir);
+	if (!loader)
+		fprintf(stderr, "symprov: out of memory\n");
+	return loader;
+}
+
 static struct symprov_loader *cli_loader(struct cli *cli, const char *list,
 					 uint32_t flags)
 {
@@ -129,26 +169,21 @@ static struct symprov_loader *cli_loader(struct cli *cli, const char *list,
 		.log = cli_log,
 		.progress = cli_progress,
 	};
-	struct symprov_loader *loader;
-	char *dir;
 
-	if (!list) {
-		list = symprov_list_from_env(SYMPROV_LIST_ENV, &host);
-	} else if (getauxval(AT_SECURE)) {
-		/* An argument loads code as much as the variable does. */
-		cli_log(cli, SYMPROV_LOG_WARN, NULL,
-			"--providers ignored: running with elevated privileges");
-		list = NULL;
-	}
-	dir = cli_provider_dir();
-	loader = symprov_loader_new(list, dir, &host);
-	free(dir);
-	if (!loader)
-		fprintf(stderr, "symprov: out of memory\n");
-	return loader;
+	return cli_loader_new(list, &host);
 }
 
-static int cli_usage_error(const char *fmt, const char *arg)
+bool cli_have_providers(struct symprov_loader *loader)
+{
+	if (symprov_loader_nr_providers(loader))
+		return true;
+	fprintf(stderr,
+		"symprov: no symbol provider loaded (set %s or --providers)\n",
+		SYMPROV_LIST_ENV);
+	return false;
+}
+
+int cli_usage_error(const char *fmt, const char *arg)
 {
 	fputs("symprov: ", stderr);
 	fprintf(stderr, fmt, arg);
@@ -160,6 +195,8 @@ static int cli_kind(const char *name)
 {
 	if (!strcmp(name, "kernel"))
 		return SYMPROV_KIND_KERNEL;
+	if (!strcmp(name, "module"))
+		return SYMPROV_KIND_KERNEL_MODULE;
 	if (!strcmp(name, "debuginfo"))
 		return SYMPROV_KIND_DEBUGINFO;
 	if (!strcmp(name, "executable"))
@@ -167,7 +204,7 @@ static int cli_kind(const char *name)
 	return -1;
 }
 
-static int cli_exit_of(int status)
+int cli_exit_of(int status)
 {
 	switch (status) {
 	case SYMPROV_FOUND:
@@ -255,20 +292,14 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 	loader = cli_loader(cli, list, flags);
 	if (!loader)
 		return EXIT_UNAVAILABLE;
-	if (!symprov_loader_nr_providers(loader)) {
-		fprintf(stderr,
-			"symprov: no symbol provider loaded (set %s or --providers)\n",
-			SYMPROV_LIST_ENV);
+	if (!cli_have_providers(loader)) {
 		symprov_loader_delete(loader);
 		return EXIT_DISABLED;
 	}
 	req.kind = (uint32_t)kind;
 	req.build_id = build_id;
 	req.build_id_len = (uint32_t)len;
-	sigaction(SIGINT,
-		  &(struct sigaction){ .sa_handler = cli_on_sigint,
-				       .sa_flags = SA_RESETHAND },
-		  NULL);
+	cli_catch_sigint();
 	status = symprov_loader_find(loader, &req, &ans);
 	path = ans.path;
 	cli_end_progress(cli);
@@ -367,6 +398,8 @@ int main(int argc, char **argv)
 		return cmd_find(&cli, argc, argv);
 	if (!strcmp(cmd, "list"))
 		return cmd_list(&cli, argc, argv);
+	if (!strcmp(cmd, "prefetch"))
+		return symprov_prefetch_main(&cli, argc, argv);
 	if (!strcmp(cmd, "check"))
 		return symprov_check_main(argc, argv, cli.verbose,
 					  cli_provider_dir);

@@ -89,6 +89,13 @@ class ProviderTest(ServerTestCase):
         self.assertTrue(res.stdout.strip().endswith('/executable'))
         res = self.find('--kind', 'debuginfo', BID_EXEC)
         self.assertEqual(res.returncode, 2, res.stderr)
+        # a module, like a kernel: the debuginfo, else the executable
+        res = self.find('--kind', 'module', BID_DEBUG)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertTrue(res.stdout.strip().endswith('/debuginfo'))
+        res = self.find('--kind', 'module', BID_EXEC)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertTrue(res.stdout.strip().endswith('/executable'))
 
     def test_miss_asked_once_for_two_processes(self):
         before = self.server.responses(type='debuginfo', code=404)

@@ -186,14 +186,16 @@ class PerfData:
             off += size
         return out
 
-    def add_build_id(self, build_id, name, kernel, pid=-1):
+    def add_build_id(self, build_id, name, kernel, pid=-1, cpumode=None):
         """Append a HEADER_BUILD_ID entry (perf's layout: the name padded
-        to NAME_ALIGN)."""
+        to NAME_ALIGN); CPUMODE, if given, instead of KERNEL's."""
         if HEADER_BUILD_ID not in self.features:
             raise PerfDataError('no HEADER_BUILD_ID feature')
         fname = name.encode() + b'\0'
         fname += b'\0' * (_align(len(fname), NAME_ALIGN) - len(fname))
-        misc = (MISC_KERNEL if kernel else MISC_USER) | MISC_BUILD_ID_SIZE
+        if cpumode is None:
+            cpumode = MISC_KERNEL if kernel else MISC_USER
+        misc = cpumode | MISC_BUILD_ID_SIZE
         bid = build_id + b'\0' * (20 - len(build_id))
         entry = struct.pack('<i', pid)
         entry += bid[:20] + bytes([len(build_id), 0, 0, 0])

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libFuzzer target: the build ID table of a perf.data file, on any bytes,
+ * read from a file in memory as symprov prefetch reads a profile.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "symprov_perfdata.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int fd = -1;
+	struct perfdata_build_ids ids;
+	char why[PERFDATA_WHY_MAX] = "";
+	size_t i;
+	int err;
+
+	if (fd < 0)
+		fd = memfd_create("perf.data", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, 0) ||
+	    (size && pwrite(fd, data, size, 0) != (ssize_t)size))
+		abort();
+	err = perfdata_read_build_ids(fd, &ids, why);
+	if (err) {
+		/* refused: a negative errno, a reason in one line, no table */
+		if (err > 0 || !why[0] || strchr(why, '\n') || ids.ids ||
+		    ids.table || ids.nr)
+			abort();
+		return 0;
+	}
+	for (i = 0; i < ids.nr; i++) {
+		const struct perfdata_build_id *id = &ids.ids[i];
+
+		if (!id->len || id->len > PERFDATA_BUILD_ID_MAX)
+			abort();
+		/* a name inside the table read (ASan sees its end) */
+		if (id->name <= ids.table || id->name >= ids.table + size ||
+		    strlen(id->name) >= size)
+			abort();
+	}
+	perfdata_free(&ids);
+	return 0;
+}

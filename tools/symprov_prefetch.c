@@ -1,0 +1,815 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * symprov prefetch: on a machine with a network, ask the providers for
+ * every file the build ID table of a perf.data file names, from several
+ * threads, and copy what they find into a tree laid out as a debuginfod
+ * server's (DIR/buildid/HEX/debuginfo, .../executable), which the
+ * buildiddir provider reads on a machine without one.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "symprov_buildid.h"
+#include "symprov_cli.h"
+#include "symprov_loader.h"
+#include "symprov_perfdata.h"
+#include "symprov_prefetch.h"
+#include "symprov_verify.h"
+
+#define PF_JOBS_DEFAULT 4
+#define PF_JOBS_MAX 64
+#define PF_COPY_CHUNK (256U << 10)
+/* the progress line is drawn at most this often, in ns */
+#define PF_DRAW_EVERY 100000000LL
+
+/* One request, or one entry skipped; in the order of the table. */
+struct pf_job {
+	uint32_t kind; /* enum symprov_kind; 0: skipped */
+	uint32_t content; /* enum symprov_content asked for */
+	bool needed; /* a miss makes the exit code */
+	const struct perfdata_build_id *id;
+	/* the answer, under pf.lock: */
+	bool done;
+	int status; /* enum symprov_status, of a request */
+	char *path; /* found: the file, or its copy in --into */
+	char *why; /* not found or skipped: why, malloc()ed or NULL */
+	const char *skip; /* skipped: why, static */
+	uint64_t bytes; /* found: its size */
+	uint64_t fetched; /* in progress: bytes so far */
+};
+
+struct pf {
+	struct cli *cli;
+	struct symprov_loader *loader;
+	const char *into;
+	struct pf_job *jobs;
+	size_t nr;
+	size_t next; /* atomic: the next job to take */
+	pthread_mutex_t lock; /* the jobs' answers and what follows */
+	size_t printed; /* jobs printed: every one before is done */
+	size_t nr_done;
+	uint64_t bytes_found; /* of the jobs done */
+	uint64_t bytes_fetching; /* of the downloads under way */
+	long long drawn_at; /* ns, CLOCK_MONOTONIC */
+};
+
+/* The job this thread is asking for: for the progress callback. */
+static __thread struct pf_job *pf_current;
+
+static const char *pf_kind_name(uint32_t kind)
+{
+	switch (kind) {
+	case SYMPROV_KIND_KERNEL:
+		return "kernel";
+	case SYMPROV_KIND_KERNEL_MODULE:
+		return "module";
+	case SYMPROV_KIND_DEBUGINFO:
+		return "debuginfo";
+	case SYMPROV_KIND_EXECUTABLE:
+		return "executable";
+	default:
+		return "skipped";
+	}
+}
+
+static bool pf_ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), m = strlen(tail);
+
+	return n >= m && !memcmp(s + n - m, tail, m);
+}
+
+/* Names that are no file: nothing to ask for. */
+static const char *pf_not_a_file(const char *name)
+{
+	static const char *const vdsos[] = { "[vdso]", "[vdso32]", "[vdsox32]",
+					     "[vsyscall]" };
+	size_t i;
+
+	if (!*name)
+		return "no name";
+	for (i = 0; i < sizeof(vdsos) / sizeof(vdsos[0]); i++) {
+		if (!strcmp(name, vdsos[i]))
+			return "the kernel's vDSO, in perf's own cache";
+	}
+	if (!strcmp(name, "//anon"))
+		return "anonymous memory";
+	if (!strncmp(name, "/tmp/perf-", 10) && pf_ends_with(name, ".map"))
+		return "a perf map of JIT code";
+	if (!strcmp(name, "[unknown]"))
+		return "no file";
+	return NULL;
+}
+
+static bool pf_is_kernel(const char *name)
+{
+	/* guests other than the default one: [guest.kernel.kallsyms.PID] */
+	return !strcmp(name, "[kernel.kallsyms]") ||
+	       (!strncmp(name, "[guest.kernel.kallsyms", 22) &&
+		pf_ends_with(name, "]"));
+}
+
+static bool pf_is_module(const char *name)
+{
+	static const char *const tails[] = { ".ko", ".ko.xz", ".ko.gz",
+					     ".ko.zst" };
+	size_t i;
+
+	/* perf names a module it found no file of "[name]" */
+	if (name[0] == '[')
+		return pf_ends_with(name, "]");
+	for (i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+		if (pf_ends_with(name, tails[i]))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The kinds to ask for @id in @kinds, with whether each is needed; 0 and
+ * *@skip the reason when there is nothing to ask.
+ */
+static int pf_kinds_of(const struct perfdata_build_id *id, uint32_t kinds[2],
+		       const char **skip)
+{
+	*skip = pf_not_a_file(id->name);
+	if (*skip)
+		return 0;
+	switch (id->cpumode) {
+	case PERFDATA_MISC_KERNEL:
+	case PERFDATA_MISC_GUEST_KERNEL:
+		if (pf_is_kernel(id->name)) {
+			kinds[0] = SYMPROV_KIND_KERNEL;
+			return 1;
+		}
+		if (pf_is_module(id->name)) {
+			kinds[0] = SYMPROV_KIND_KERNEL_MODULE;
+			return 1;
+		}
+		*skip = "neither the kernel nor a module";
+		return 0;
+	case PERFDATA_MISC_USER:
+	case PERFDATA_MISC_GUEST_USER:
+		if (id->name[0] == '[') {
+			*skip = "no file";
+			return 0;
+		}
+		/* the debuginfo is often not to be had: the executable is */
+		kinds[0] = SYMPROV_KIND_EXECUTABLE;
+		kinds[1] = SYMPROV_KIND_DEBUGINFO;
+		return 2;
+	default:
+		*skip = "neither a kernel nor a user cpumode";
+		return 0;
+	}
+}
+
+/* Order of jobs by what is asked, then by place: for the duplicates. */
+static int pf_job_cmp(const void *a, const void *b)
+{
+	const struct pf_job *x = *(struct pf_job *const *)a;
+	const struct pf_job *y = *(struct pf_job *const *)b;
+	int c;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->id->len != y->id->len)
+		return x->id->len < y->id->len ? -1 : 1;
+	c = memcmp(x->id->build_id, y->id->build_id, x->id->len);
+	if (c != 0)
+		return c;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Drop the jobs that ask what an earlier one asks (the same file mapped
+ * by several machines, or under two names); sorting, not comparing each
+ * pair: a hostile table may hold a million entries.
+ */
+static int pf_drop_duplicates(struct pf *pf)
+{
+	/* pointers to the jobs */
+	struct pf_job **order = calloc(pf->nr + 1, sizeof(void *));
+	size_t i, kept = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < pf->nr; i++)
+		order[i] = &pf->jobs[i];
+	qsort(order, pf->nr, sizeof(void *), pf_job_cmp);
+	for (i = 1; i < pf->nr; i++) {
+		const struct pf_job *a = order[i - 1], *b = order[i];
+
+		if (a->kind == b->kind && a->id->len == b->id->len &&
+		    !memcmp(a->id->build_id, b->id->build_id, a->id->len))
+			order[i]->kind = UINT32_MAX; /* gone */
+	}
+	free(order);
+	for (i = 0; i < pf->nr; i++) {
+		if (pf->jobs[i].kind != UINT32_MAX)
+			pf->jobs[kept++] = pf->jobs[i];
+	}
+	pf->nr = kept;
+	return 0;
+}
+
+/* The jobs of the table @ids, skipped entries done already. */
+static int pf_plan(struct pf *pf, const struct perfdata_build_ids *ids,
+		   uint32_t kernel_content)
+{
+	size_t i;
+
+	/* an entry makes two requests at most; calloc(0) may give NULL */
+	pf->jobs = calloc(2 * ids->nr + 1, sizeof(*pf->jobs));
+	if (!pf->jobs)
+		return -ENOMEM;
+	for (i = 0; i < ids->nr; i++) {
+		uint32_t kinds[2];
+		const char *skip;
+		int k, n = pf_kinds_of(&ids->ids[i], kinds, &skip);
+
+		if (!n) {
+			struct pf_job *job = &pf->jobs[pf->nr++];
+
+			job->id = &ids->ids[i];
+			job->skip = skip;
+			job->done = true;
+			continue;
+		}
+		for (k = 0; k < n; k++) {
+			struct pf_job *job = &pf->jobs[pf->nr++];
+
+			job->id = &ids->ids[i];
+			job->kind = kinds[k];
+			job->needed = kinds[k] != SYMPROV_KIND_DEBUGINFO;
+			if (kinds[k] == SYMPROV_KIND_KERNEL)
+				job->content = kernel_content;
+		}
+	}
+	return pf_drop_duplicates(pf);
+}
+
+static long long pf_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The progress line, on a terminal only; pf.lock held. */
+static void pf_draw(struct pf *pf, bool now)
+{
+	long long t;
+
+	if (!pf->cli->tty)
+		return;
+	t = pf_now();
+	if (!now && t - pf->drawn_at < PF_DRAW_EVERY)
+		return;
+	pf->drawn_at = t;
+	flockfile(stderr);
+	fprintf(stderr, "\rsymprov: prefetch: %zu of %zu done, %.1f MiB ",
+		pf->nr_done, pf->nr,
+		(double)(pf->bytes_found + pf->bytes_fetching) / (1 << 20));
+	pf->cli->progress_shown = true;
+	funlockfile(stderr);
+}
+
+/* One line on stdout: kind, build ID, name, the file or why not. */
+static void pf_print(struct pf *pf, const struct pf_job *job)
+{
+	char hex[SYMPROV_BUILD_ID_HEX_MAX];
+	const char *what = job->path;
+
+	if (!what)
+		what = job->why ?: symprov_status_str(job->status);
+	if (!job->kind)
+		what = job->skip;
+	symprov_build_id_hex(job->id->build_id, job->id->len, hex);
+	/* the line in place of the progress line, which comes back after */
+	flockfile(stderr);
+	if (pf->cli->progress_shown) {
+		fputs("\r\033[K", stderr);
+		pf->cli->progress_shown = false;
+	}
+	funlockfile(stderr);
+	printf("%s\t%s\t%s\t%s\n", pf_kind_name(job->kind), hex, job->id->name,
+	       what);
+	fflush(stdout);
+}
+
+/* Print the jobs done since the last one printed, in order; pf.lock held. */
+static void pf_print_ready(struct pf *pf)
+{
+	while (pf->printed < pf->nr && pf->jobs[pf->printed].done)
+		pf_print(pf, &pf->jobs[pf->printed++]);
+}
+
+static int pf_progress(void *data, const char *provider,
+		       const struct symprov_request *req, uint64_t done,
+		       uint64_t total)
+{
+	struct pf *pf = data;
+	struct pf_job *job = pf_current;
+
+	(void)provider;
+	(void)total;
+	if (cli_was_interrupted())
+		return SYMPROV_PROGRESS_STOP;
+	/* a provider may report a request of its own: not ours to count */
+	if (!pf->cli->tty || !job || req->build_id != job->id->build_id)
+		return SYMPROV_PROGRESS_CONTINUE;
+	pthread_mutex_lock(&pf->lock);
+	pf->bytes_fetching += done - job->fetched;
+	job->fetched = done;
+	pf_draw(pf, false);
+	pthread_mutex_unlock(&pf->lock);
+	return SYMPROV_PROGRESS_CONTINUE;
+}
+
+static void pf_log(void *data, int level, const char *provider, const char *msg)
+{
+	const struct pf *pf = data;
+
+	cli_log(pf->cli, level, provider, msg);
+}
+
+/* The file at @path is one with @id's build ID, complete (renamed in). */
+static bool pf_have(const char *path, const struct perfdata_build_id *id)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	const char *why;
+	struct stat st;
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	     !symprov_verify_build_id(fd, id->build_id, id->len, &why);
+	close(fd);
+	return ok;
+}
+
+static int pf_copy_fd(int in, int out)
+{
+	static const size_t chunk = PF_COPY_CHUNK;
+	char *buf = malloc(chunk);
+	ssize_t n;
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while ((n = read(in, buf, chunk)) != 0) {
+		char *p = buf;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			goto out;
+		}
+		while (n > 0) {
+			ssize_t w = write(out, p, (size_t)n);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				err = -errno;
+				goto out;
+			}
+			p += w;
+			n -= w;
+		}
+	}
+out:
+	free(buf);
+	return err;
+}
+
+/*
+ * Copy @src, found for @job, to DIR/buildid/HEX/NAME as a debuginfod
+ * server lays files out (a kernel, a module and debuginfo as debuginfo),
+ * atomically: a temporary file in the same directory, synced, checked
+ * again, renamed over the name.  The symbols only of a kernel do not
+ * replace a file with its build ID that is there: it may be the whole.
+ * Returns 0 with *@dest the name, or a negative errno with *@step what
+ * failed.
+ */
+static int pf_copy(const struct pf *pf, const struct pf_job *job,
+		   const char *src, uint32_t content, char **dest,
+		   const char **step)
+{
+	const char *name = job->kind == SYMPROV_KIND_EXECUTABLE ? "executable" :
+								  "debuginfo";
+	char hex[SYMPROV_BUILD_ID_HEX_MAX];
+	char *dir = NULL, *path = NULL, *tmp = NULL;
+	int in = -1, out = -1, dfd = -1, err = -ENOMEM;
+	const char *why;
+
+	*step = "out of memory";
+	symprov_build_id_hex(job->id->build_id, job->id->len, hex);
+	if (asprintf(&dir, "%s/buildid/%s", pf->into, hex) < 0 ||
+	    asprintf(&path, "%s/%s", dir, name) < 0 ||
+	    asprintf(&tmp, "%s/.%s.XXXXXX", dir, name) < 0)
+		goto out;
+	*step = "making its directory";
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		err = -errno;
+		goto out;
+	}
+	if (content == SYMPROV_CONTENT_SYMBOLS && pf_have(path, job->id)) {
+		err = 0;
+		goto out;
+	}
+	*step = "reading the file found";
+	in = open(src, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (in < 0) {
+		err = -errno;
+		goto out;
+	}
+	*step = "writing the copy";
+	out = mkostemp(tmp, O_CLOEXEC);
+	if (out < 0) {
+		err = -errno;
+		goto out;
+	}
+	err = pf_copy_fd(in, out);
+	/* mkostemp() makes it 0600: the tree is for perf of any user */
+	if (!err && (fchmod(out, 0644) || fsync(out)))
+		err = -errno;
+	if (err)
+		goto out;
+	/* the file found may have changed since the loader checked it */
+	*step = "checking the copy";
+	if (symprov_verify_build_id(out, job->id->build_id, job->id->len,
+				    &why)) {
+		*step = why;
+		err = -EBADMSG;
+		goto out;
+	}
+	*step = "renaming the copy";
+	if (rename(tmp, path)) {
+		err = -errno;
+		goto out;
+	}
+	/* the rename itself lasts once the directory is synced */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0)
+		fsync(dfd);
+out:
+	if (out >= 0) {
+		close(out);
+		if (err)
+			unlink(tmp);
+	}
+	if (in >= 0)
+		close(in);
+	if (dfd >= 0)
+		close(dfd);
+	if (!err) {
+		*dest = path;
+		path = NULL;
+	}
+	free(tmp);
+	free(path);
+	free(dir);
+	return err;
+}
+
+/*
+ * Why not: the status and, for a failure, its detail (a miss's, ENOENT,
+ * says nothing more).
+ */
+static char *pf_why_not(int status, const struct symprov_answer *ans)
+{
+	char *why = NULL;
+
+	if (status == SYMPROV_UNAVAILABLE && ans->error && ans->source) {
+		if (asprintf(&why, "%s: %s: %s", symprov_status_str(status),
+			     ans->source, strerror(ans->error)) < 0)
+			why = NULL;
+	}
+	return why;
+}
+
+/* Ask for one job, copy what is found; the answer into @job. */
+static void pf_run(struct pf *pf, struct pf_job *job)
+{
+	struct symprov_request req = {
+		.size = sizeof(req),
+		.kind = job->kind,
+		.build_id = job->id->build_id,
+		.build_id_len = job->id->len,
+		.dso_name = job->id->name,
+		.content = job->content,
+	};
+	struct symprov_answer ans = { 0 };
+	char *path = NULL, *why = NULL, *copy = NULL;
+	const char *step;
+	uint64_t bytes = 0;
+	struct stat st;
+	int status = SYMPROV_CANCELLED, err;
+
+	if (cli_was_interrupted() || symprov_loader_stopped(pf->loader))
+		goto out;
+	pf_current = job;
+	status = symprov_loader_find(pf->loader, &req, &ans);
+	pf_current = NULL;
+	path = ans.path;
+	if (status != SYMPROV_FOUND) {
+		why = pf_why_not(status, &ans);
+		goto out;
+	}
+	if (pf->into) {
+		err = pf_copy(pf, job, path, ans.content, &copy, &step);
+		if (err) {
+			status = SYMPROV_UNAVAILABLE;
+			if (asprintf(&why,
+				     "found %s, not copied into %s: %s: %s",
+				     path, pf->into, step, strerror(-err)) < 0)
+				why = NULL;
+			goto out;
+		}
+		free(path);
+		path = copy;
+	}
+	/* of the file printed: in --into, maybe a whole one kept */
+	if (!stat(path, &st))
+		bytes = (uint64_t)st.st_size;
+out:
+	pthread_mutex_lock(&pf->lock);
+	job->status = status;
+	job->path = status == SYMPROV_FOUND ? path : NULL;
+	job->why = why;
+	job->bytes = bytes;
+	job->done = true;
+	pf->bytes_fetching -= job->fetched;
+	if (status == SYMPROV_FOUND)
+		pf->bytes_found += bytes;
+	pf->nr_done++;
+	pf_print_ready(pf);
+	pf_draw(pf, true);
+	pthread_mutex_unlock(&pf->lock);
+	if (status != SYMPROV_FOUND)
+		free(path);
+}
+
+static void *pf_worker(void *arg)
+{
+	struct pf *pf = arg;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&pf->next, 1, __ATOMIC_RELAXED)) <
+	       pf->nr) {
+		if (pf->jobs[i].kind)
+			pf_run(pf, &pf->jobs[i]);
+	}
+	return NULL;
+}
+
+/* Every job asked, by @nr_threads threads (fewer if they cannot start). */
+static void pf_run_all(struct pf *pf, long nr_threads)
+{
+	pthread_t threads[PF_JOBS_MAX];
+	long i, started = 0, asked = 0;
+
+	pthread_mutex_lock(&pf->lock);
+	for (i = 0; i < (long)pf->nr; i++)
+		asked += pf->jobs[i].kind != 0;
+	pf->nr_done = pf->nr - (size_t)asked;
+	pf_print_ready(pf);
+	pthread_mutex_unlock(&pf->lock);
+
+	if (nr_threads > asked)
+		nr_threads = asked;
+	for (i = 0; i < nr_threads; i++) {
+		if (pthread_create(&threads[i], NULL, pf_worker, pf))
+			break;
+		started++;
+	}
+	if (!started && asked)
+		pf_worker(pf);
+	for (i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+
+	pthread_mutex_lock(&pf->lock);
+	pf_print_ready(pf);
+	flockfile(stderr);
+	cli_end_progress(pf->cli);
+	funlockfile(stderr);
+	pthread_mutex_unlock(&pf->lock);
+}
+
+/* How bad a miss is: the exit code is of the worst needed one. */
+static int pf_rank(int status)
+{
+	switch (status) {
+	case SYMPROV_FOUND:
+		return 0;
+	case SYMPROV_DISABLED:
+		return 1;
+	case SYMPROV_NOT_FOUND:
+		return 2;
+	case SYMPROV_CANCELLED:
+		return 4;
+	default:
+		return 3;
+	}
+}
+
+/* The summary line, and the exit code. */
+static int pf_summary(const struct pf *pf)
+{
+	size_t i, asked = 0, found = 0, missing = 0, skipped = 0;
+	int worst = SYMPROV_FOUND;
+
+	for (i = 0; i < pf->nr; i++) {
+		const struct pf_job *job = &pf->jobs[i];
+
+		if (!job->kind) {
+			skipped++;
+			continue;
+		}
+		asked++;
+		if (job->status == SYMPROV_FOUND) {
+			found++;
+		} else if (job->needed) {
+			missing++;
+			if (pf_rank(job->status) > pf_rank(worst))
+				worst = job->status;
+		}
+	}
+	fprintf(stderr,
+		"symprov: prefetch: %zu of %zu found, %llu bytes%s%s; %zu needed not found, %zu skipped\n",
+		found, asked, (unsigned long long)pf->bytes_found,
+		pf->into ? ", in " : "", pf->into ?: "", missing, skipped);
+	return cli_exit_of(worst);
+}
+
+/* DIR and DIR/buildid, made if need be. */
+static int pf_prepare_into(const char *into)
+{
+	char *sub = NULL;
+	int err = 0;
+
+	if (mkdir(into, 0755) && errno != EEXIST) {
+		err = -errno;
+		goto out;
+	}
+	if (asprintf(&sub, "%s/buildid", into) < 0) {
+		sub = NULL;
+		err = -ENOMEM;
+		goto out;
+	}
+	if (mkdir(sub, 0755) && errno != EEXIST)
+		err = -errno;
+out:
+	if (err)
+		fprintf(stderr, "symprov: prefetch: --into %s: %s\n", into,
+			strerror(-err));
+	free(sub);
+	return err;
+}
+
+/* The profile's build ID table; one line and an error if it is bad. */
+static int pf_read_profile(const char *input, struct perfdata_build_ids *ids)
+{
+	char why[PERFDATA_WHY_MAX];
+	int fd, err;
+
+	/* O_NONBLOCK: a FIFO is refused, not waited on */
+	fd = open(input, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+		goto out;
+	}
+	err = perfdata_read_build_ids(fd, ids, why);
+	close(fd);
+out:
+	if (err)
+		fprintf(stderr, "symprov: prefetch: %s: %s\n", input, why);
+	return err;
+}
+
+static int pf_jobs_arg(const char *arg, long *jobs)
+{
+	char *end;
+
+	errno = 0;
+	*jobs = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || *jobs < 1 || *jobs > PF_JOBS_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+int symprov_prefetch_main(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "into", required_argument, NULL, 'o' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "providers", required_argument, NULL, 'p' },
+		{ "no-debuginfod", no_argument, NULL, 'D' },
+		{ "no-cache", no_argument, NULL, 'C' },
+		{ "symbols-only", no_argument, NULL, 'S' },
+		{ "full", no_argument, NULL, 'F' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pf pf = { .cli = cli, .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct symprov_loader_host host = {
+		.name = "symprov",
+		.data = &pf,
+		.log = pf_log,
+		.progress = pf_progress,
+	};
+	uint32_t content = SYMPROV_CONTENT_SYMBOLS;
+	struct perfdata_build_ids ids = { 0 };
+	const char *input = "perf.data", *list = NULL;
+	long jobs = PF_JOBS_DEFAULT;
+	int c, ret = EXIT_USAGE;
+	size_t i;
+
+	while ((c = getopt_long(argc, argv, "+i:j:p:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case 'o':
+			pf.into = optarg;
+			break;
+		case 'j':
+			if (pf_jobs_arg(optarg, &jobs))
+				return cli_usage_error(
+					"--jobs '%s': a number from 1 to 64",
+					optarg);
+			break;
+		case 'p':
+			list = optarg;
+			break;
+		case 'D':
+			host.flags |= SYMPROV_HOST_NO_DEBUGINFOD;
+			break;
+		case 'C':
+			host.flags |= SYMPROV_HOST_NO_BUILDID_CACHE;
+			break;
+		case 'S':
+			content = SYMPROV_CONTENT_SYMBOLS;
+			break;
+		case 'F':
+			content = SYMPROV_CONTENT_FULL;
+			break;
+		default:
+			return cli_usage_error(
+				"prefetch: unknown or incomplete option '%s'",
+				argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		return cli_usage_error(
+			"prefetch takes no argument: '%s' (the profile is -i FILE)",
+			argv[optind]);
+
+	if (pf_read_profile(input, &ids))
+		goto out;
+	if (pf.into && pf_prepare_into(pf.into))
+		goto out;
+	ret = EXIT_UNAVAILABLE;
+	if (pf_plan(&pf, &ids, content)) {
+		fprintf(stderr, "symprov: out of memory\n");
+		goto out;
+	}
+	pf.loader = cli_loader_new(list, &host);
+	if (!pf.loader)
+		goto out;
+	ret = EXIT_DISABLED;
+	if (!cli_have_providers(pf.loader))
+		goto out;
+	cli_catch_sigint();
+	pf_run_all(&pf, jobs);
+	ret = pf_summary(&pf);
+out:
+	if (pf.loader)
+		symprov_loader_delete(pf.loader);
+	for (i = 0; i < pf.nr; i++) {
+		free(pf.jobs[i].path);
+		free(pf.jobs[i].why);
+	}
+	free(pf.jobs);
+	perfdata_free(&ids);
+	pthread_mutex_destroy(&pf.lock);
+	return ret;
+}
