@@ -26,7 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 
 from debuginfod_server import DebuginfodServer, free_port  # noqa: E402
-from elf_fixtures import make_elf, make_kernel_elf, read_build_id  # noqa
+from elf_fixtures import (make_elf, make_kernel_elf, make_module,  # noqa
+                          read_build_id)
 from elf_fixtures import read_sections  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
 from minimal_perfdata import minimal  # noqa: E402
@@ -129,7 +130,7 @@ class PrefetchTest(ServerTestCase):
     @classmethod
     def make_fixtures(cls, srv):
         cls.kernel = make_kernel_elf(os.path.join(srv, 'vmlinux'), BID_K)
-        make_elf(os.path.join(srv, 'ext4.ko'), BID_M, seed=2)
+        make_module(os.path.join(srv, 'ext4.ko'), BID_M, seed=2)
         make_elf(os.path.join(srv, 'app'), BID_U, seed=3)
         make_elf(os.path.join(srv, 'libplain.so'), BID_L, debuginfo=False,
                  seed=4)
