@@ -10,6 +10,7 @@
 #endif
 #include <elfutils/debuginfod.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,13 +59,35 @@ struct dip_query {
 	int vfd; /* the verbose log, or -1 */
 	bool whole; /* cancelled by us: a section query turned into a file's */
 	long long length; /* the body's Content-Length, or -1 */
+	bool setup; /* holds dip_setup_lock */
 };
+
+/*
+ * libdebuginfod 0.188 closes a file twice at the start of every query
+ * (debuginfod_config_cache(): fclose() of an fdopen()ed descriptor, then
+ * close() of it): a file another thread opened in between loses its
+ * descriptor, and a download fails or, worse, goes to the wrong file.  A
+ * query opens its files (the cache's, the download's, the sockets) before
+ * its transfer starts: until then one query of this process at a time,
+ * the transfers side by side.  The lock goes at the first progress call
+ * of the query, or when it returns.
+ */
+static pthread_mutex_t dip_setup_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void dip_setup_done(struct dip_query *q)
+{
+	if (q->setup) {
+		q->setup = false;
+		pthread_mutex_unlock(&dip_setup_lock);
+	}
+}
 
 static int dip_progressfn(debuginfod_client *client, long done, long total)
 {
 	struct dip_query *q = debuginfod_get_user_data(client);
 	int action;
 
+	dip_setup_done(q);
 	/*
 	 * debuginfod_find_section() of 0.188 downloads the whole debuginfo
 	 * when a server answers 503 (no section support): the caller decides
@@ -132,15 +155,23 @@ static long long dip_announced_size(debuginfod_client *client)
 static int dip_query_once(debuginfod_client *client, const struct dip_target *t,
 			  const struct symprov_request *req, char **file)
 {
+	struct dip_query *q = debuginfod_get_user_data(client);
+	int fd;
+
+	pthread_mutex_lock(&dip_setup_lock);
+	q->setup = true;
 	if (t->section)
-		return debuginfod_find_section(client, req->build_id,
-					       (int)req->build_id_len,
-					       t->section, file);
-	if (t->type == DIP_TYPE_DEBUGINFO)
-		return debuginfod_find_debuginfo(client, req->build_id,
-						 (int)req->build_id_len, file);
-	return debuginfod_find_executable(client, req->build_id,
-					  (int)req->build_id_len, file);
+		fd = debuginfod_find_section(client, req->build_id,
+					     (int)req->build_id_len, t->section,
+					     file);
+	else if (t->type == DIP_TYPE_DEBUGINFO)
+		fd = debuginfod_find_debuginfo(client, req->build_id,
+					       (int)req->build_id_len, file);
+	else
+		fd = debuginfod_find_executable(client, req->build_id,
+						(int)req->build_id_len, file);
+	dip_setup_done(q);
+	return fd;
 }
 
 int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
