@@ -21,7 +21,7 @@
  *
  * Symlinks are followed wherever they lead: Fedora's .build-id links
  * point out of /usr/lib/debug.  What makes that safe is that no file is
- * returned before symprov_verify_build_id() found exactly the requested
+ * returned before symprov_verify_kind() found exactly the requested
  * build ID in it, and the path returned is the resolved one, the file
  * that was checked.
  */
@@ -129,8 +129,9 @@ static int bdd_try(const struct bdd_state *st,
 	} else if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
 		err = EINVAL;
 		why = "not a regular file";
-	} else if (symprov_verify_build_id(fd, req->build_id, req->build_id_len,
-					   &why)) {
+	} else if (symprov_verify_kind(fd, req->kind, req->build_id,
+				       req->build_id_len, &why)) {
+		/* the next name may hold the right file: this one is logged */
 		err = EBADMSG;
 	}
 	if (!err) {

@@ -297,15 +297,21 @@ static int ask(struct session *s, uint32_t kind, char **path)
 	return ask_for(s, kind, NULL, path);
 }
 
-/* @kind of build ID @hex is the tree's @rel (NULL: not found). */
+/* A file at a module's name that is not one: found, and refused */
+#define REFUSED "!"
+
+/*
+ * @kind of build ID @hex is the tree's @rel (NULL: not found; REFUSED: a
+ * file not of that kind, unavailable).
+ */
 static void assert_answer(struct session *s, uint32_t kind, const char *hex,
 			  const char *rel)
 {
 	char want[PATH_MAX], *path;
 
-	if (!rel) {
+	if (!rel || !strcmp(rel, REFUSED)) {
 		assert_int_equal(ask_for(s, kind, hex, &path),
-				 SYMPROV_NOT_FOUND);
+				 rel ? SYMPROV_UNAVAILABLE : SYMPROV_NOT_FOUND);
 		assert_null(path);
 		return;
 	}
@@ -470,15 +476,14 @@ struct user_case {
 
 static const struct user_case user_cases[] = {
 	{ { BID_PLAIN }, { BID_PLAIN, NULL, NULL, BID_PLAIN } },
-	{ { BID_DEBUG }, { BID_DEBUG, BID_DEBUG, BID_DEBUG, NULL } },
+	{ { BID_DEBUG }, { BID_DEBUG, REFUSED, BID_DEBUG, NULL } },
 	{ { SRV_EXECUTABLE }, { SRV_EXECUTABLE, NULL, NULL, SRV_EXECUTABLE } },
-	{ { SRV_DEBUGINFO },
-	  { SRV_DEBUGINFO, SRV_DEBUGINFO, SRV_DEBUGINFO, NULL } },
+	{ { SRV_DEBUGINFO }, { SRV_DEBUGINFO, REFUSED, SRV_DEBUGINFO, NULL } },
 	/* both layouts, both files: the debug file first, of a .build-id */
 	{ { BID_PLAIN, BID_DEBUG, SRV_EXECUTABLE, SRV_DEBUGINFO },
-	  { BID_DEBUG, BID_DEBUG, BID_DEBUG, BID_PLAIN } },
+	  { BID_DEBUG, REFUSED, BID_DEBUG, BID_PLAIN } },
 	{ { BID_PLAIN, SRV_DEBUGINFO },
-	  { SRV_DEBUGINFO, SRV_DEBUGINFO, SRV_DEBUGINFO, BID_PLAIN } },
+	  { SRV_DEBUGINFO, REFUSED, SRV_DEBUGINFO, BID_PLAIN } },
 };
 
 /*
@@ -509,7 +514,8 @@ static void test_user_objects(void **state)
 		for (i = 0; i < 4; i++) {
 			snprintf(want, sizeof(want), "user/%s", u->want[i]);
 			assert_answer(&s, kinds[i], PROG,
-				      u->want[i] ? want : NULL);
+				      !u->want[i] || !strcmp(u->want[i], REFUSED) ?
+					      u->want[i] : want);
 		}
 		session_end(&s);
 		remove_tree("user");
