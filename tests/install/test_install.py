@@ -29,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 
-from elf_fixtures import make_elf  # noqa: E402
+from elf_fixtures import make_elf, make_module  # noqa: E402
 from server_testcase import run_main  # noqa: E402
 
 BUILD = os.path.join(REPO, 'build')
@@ -38,6 +38,7 @@ TIMEOUT = 600
 PREFIX = '/usr/local'
 BID_SITE = '5173000000000000000000000000000000000001'
 BID_GONE = '5173000000000000000000000000000000000002'
+BID_SITE_MODULE = '5173000000000000000000000000000000000004'
 PERF_BID = '5173000000000000000000000000000000000003'
 
 
@@ -220,24 +221,33 @@ class InstallTest(unittest.TestCase):
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertRegex(res.stdout.splitlines()[0],
                          r'^siteindex\t1\.0\tABI 1\.\d+\t\./libsiteindex\.so'
-                         r"\tkernels listed in the site's index file$")
+                         r"\tkernels and modules listed in the site's index file$")
         res = self.symprov('check', './libsiteindex.so', cwd=work)
         self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
         self.assertIn('conforms: 10 checks, 0 warnings', res.stdout)
 
         kernel = make_elf(os.path.join(work, 'vmlinux'), BID_SITE)
+        module = make_module(os.path.join(work, 'm.ko'), BID_SITE_MODULE)
         index = os.path.join(work, 'index')
         with open(index, 'w') as f:
-            f.write('# build ID   file\n%s %s\n%s %s\n' % (
-                BID_SITE, kernel, BID_GONE, os.path.join(work, 'gone')))
+            f.write('# build ID   file\n%s %s\n%s %s\n%s %s\n' % (
+                BID_SITE, kernel, BID_SITE_MODULE, module, BID_GONE,
+                os.path.join(work, 'gone')))
         env = plain_env(SITEINDEX_FILE=index)
 
-        def find(bid):
+        def find(bid, *args):
             return self.symprov('find', '--providers', './libsiteindex.so',
-                                bid, env=env, cwd=work)
+                                *(args + (bid,)), env=env, cwd=work)
         res = find(BID_SITE)
         self.assertEqual((res.returncode, res.stdout), (0, kernel + '\n'),
                          res.stderr)
+        res = find(BID_SITE_MODULE, '--kind', 'module')
+        self.assertEqual((res.returncode, res.stdout), (0, module + '\n'),
+                         res.stderr)
+        # the host checks the kind: a vmlinux is no module
+        res = find(BID_SITE, '--kind', 'module')
+        self.assertEqual(res.returncode, 4, res.stderr)
+        self.assertIn('not a relocatable object file', res.stderr)
         res = find(BID_GONE)
         self.assertEqual(res.returncode, 4, res.stderr)
         self.assertIn('No such file', res.stderr)
