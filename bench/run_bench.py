@@ -25,13 +25,14 @@ import time
 
 import bench_fetch
 import bench_inproc
+import bench_objects
 import bench_perf
 import kernel_data
 from benchlib import HERE, REPO, BenchError, Results, Setup, log
 from debuginfod_server import DebuginfodError, DebuginfodServer, metric
 
 PARTS = ('fetch', 'lookup', 'heap', 'miss', 'coalesce', 'perf', 'verify',
-         'deb', 'link')
+         'deb', 'link', 'objects', 'types')
 
 
 def server(root, index, *args):
@@ -127,6 +128,8 @@ def main(argv=None):
     stem = time.strftime('%Y-%m-%d-%H%M')
     try:
         with_vmlinux_server(su, parts)
+        if parts & {'objects', 'types'}:
+            bench_objects.run_all(su, parts, args.link_rounds)
         if parts & {'deb', 'link'}:
             with_deb_server(su, parts,
                             [int(x) for x in args.link_mbits.split(',')],

@@ -344,7 +344,8 @@ class Runner(Checks):
 
     def step_tui(self):
         m = self.mods[0]
-        sym = max((n, s) for (d, s), n in self.want.items()
+        # the top line: most samples, ties in name order as perf sorts
+        sym = min((-n, s) for (d, s), n in self.want.items()
                   if d == m.short)[1]
         with ThrottleProxy(self.server.port, hold=HOLD,
                            max_seconds=900) as slow, \
