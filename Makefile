@@ -60,9 +60,25 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 PROV_CFLAGS := -fvisibility=hidden
 PROV_LDFLAGS := -shared -Wl,-z,defs -Wl,--no-undefined
 
-# The loader checks what providers return (symprov_verify.c): libelf.
+# libsymprov.so.1: lib/ as one shared library, what a host links (perf,
+# the symprov command; include/libsymprov.h).  Its symbols are those of
+# libsymprov.h, tagged by version in lib/libsymprov.map.  The loader checks
+# what providers return (symprov_verify.c): libelf.
+LIBSYMPROV_SRCS := $(wildcard lib/*.c)
+LIBSYMPROV_SONAME := libsymprov.so.1
+LIBSYMPROV_REAL := libsymprov.so.1.0.0
+LIBSYMPROV_LIBS := -ldl -lelf -lpthread
+LIBSYMPROV := $(B)/lib/$(LIBSYMPROV_REAL) $(B)/lib/$(LIBSYMPROV_SONAME) \
+	$(B)/lib/libsymprov.so
+# What links it: in the tree found next to the program, installed in LIBDIR
+TREE_RPATH := -Wl,-rpath,'$$ORIGIN/../lib'
+LINK_LIBSYMPROV := -L$(B)/lib -lsymprov
+
+# The unit tests of its insides link its objects, hidden symbols too.
 LOADER_SRCS := lib/symprov_loader.c lib/symprov_list.c lib/symprov_memo.c \
 	lib/symprov_buildid.c lib/symprov_verify.c
+# A provider carries the helpers it needs, hidden: it exports its entry
+# point alone and needs no libsymprov.
 DIP_SRCS := $(wildcard provider/debuginfod/*.c) lib/symprov_buildid.c \
 	lib/symprov_memo.c lib/symprov_verify.c
 DIP_LIBS := -ldebuginfod -lelf -lpthread
@@ -76,19 +92,55 @@ PROGS := $(B)/bin/symprov
 PROVIDERS := $(B)/lib/libdebuginfodprov.so $(B)/lib/libbuildiddirprov.so \
 	$(B)/lib/libexampleprov.so
 
-all: $(PROGS) $(PROVIDERS)
+all: $(LIBSYMPROV) $(PROGS) $(PROVIDERS) $(B)/lib/symprov/.stamp $(B)/sdk
 
+# As installed: the providers in symprov/ next to libsymprov, where it
+# looks for bare names, so that a perf of this tree finds them.
+$(B)/lib/symprov/.stamp: $(PROVIDERS)
+	@mkdir -p $(dir $@)
+	@for p in $(notdir $(PROVIDERS)); do ln -sf ../$$p $(dir $@)$$p; done
+	@touch $@
+
+# What perf is built with: make LIBSYMPROV_DIR=$(B)/sdk (include/, lib/)
+$(B)/sdk:
+	@mkdir -p $@
+	ln -sfn $(CURDIR)/include $@/include
+	ln -sfn $(abspath $(B))/lib $@/lib
+
+# The provider objects of lib/ (under obj/prov/) keep libsymprov.h's
+# functions hidden.
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
-$(call obj,$(DIP_SRCS) $(BDD_SRCS) provider/example/example_provider.c): \
-	ALL_CFLAGS += $(PROV_CFLAGS)
-
-$(B)/bin/symprov: $(call obj,tools/symprov.c tools/symprov_check.c \
-		tools/symprov_prefetch.c tools/symprov_perfdata.c $(LOADER_SRCS))
+$(B)/obj/prov/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -lelf -lpthread
+	$(CC) $(ALL_CPPFLAGS) -DLIBSYMPROV_API= $(ALL_CFLAGS) $(PROV_CFLAGS) \
+		-c -o $@ $<
+
+prov_obj = $(patsubst %.c,$(B)/obj/prov/%.o,$(1))
+
+$(call obj,$(LIBSYMPROV_SRCS)): ALL_CFLAGS += -fvisibility=hidden
+
+$(B)/lib/$(LIBSYMPROV_REAL): $(call obj,$(LIBSYMPROV_SRCS)) lib/libsymprov.map
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,$(LIBSYMPROV_SONAME) \
+		-Wl,--version-script=lib/libsymprov.map -Wl,-z,defs \
+		-o $@ $(filter %.o,$^) $(LIBSYMPROV_LIBS)
+
+$(B)/lib/$(LIBSYMPROV_SONAME): $(B)/lib/$(LIBSYMPROV_REAL)
+	ln -sf $(LIBSYMPROV_REAL) $@
+
+$(B)/lib/libsymprov.so: $(B)/lib/$(LIBSYMPROV_SONAME)
+	ln -sf $(LIBSYMPROV_SONAME) $@
+
+SYMPROV_CMD_SRCS := tools/symprov.c tools/symprov_check.c \
+	tools/symprov_prefetch.c tools/symprov_perfdata.c
+
+$(B)/bin/symprov: $(call obj,$(SYMPROV_CMD_SRCS)) | $(LIBSYMPROV)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) $(TREE_RPATH) -o $@ $^ $(LINK_LIBSYMPROV) \
+		-lpthread
 
 # The loader has $(LIBDIR) compiled in: rebuilt when it changes.
 $(call obj,lib/symprov_loader.c): ALL_CPPFLAGS += -DSYMPROV_LIBDIR='"$(LIBDIR)"'
@@ -97,15 +149,15 @@ $(B)/libdir.txt: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(LIBDIR)' | cmp -s - $@ || echo '$(LIBDIR)' >$@
 
-$(B)/lib/libdebuginfodprov.so: $(call obj,$(DIP_SRCS))
+$(B)/lib/libdebuginfodprov.so: $(call prov_obj,$(DIP_SRCS))
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) $(PROV_LDFLAGS) -o $@ $^ $(DIP_LIBS)
 
-$(B)/lib/libbuildiddirprov.so: $(call obj,$(BDD_SRCS))
+$(B)/lib/libbuildiddirprov.so: $(call prov_obj,$(BDD_SRCS))
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) $(PROV_LDFLAGS) -o $@ $^ $(BDD_LIBS)
 
-$(B)/lib/libexampleprov.so: $(call obj,provider/example/example_provider.c)
+$(B)/lib/libexampleprov.so: $(call prov_obj,provider/example/example_provider.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) $(PROV_LDFLAGS) -o $@ $^
 

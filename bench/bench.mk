@@ -3,14 +3,10 @@
 
 BENCH_BINS := $(B)/bench/bench_lookup $(B)/bench/bench_verify
 
-$(B)/bench/bench_lookup: $(call obj,bench/bench_lookup.c $(LOADER_SRCS))
+# They link libsymprov, as a host does.
+$(B)/bench/%: $(B)/obj/bench/%.o | $(LIBSYMPROV)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -lelf -lpthread
-
-$(B)/bench/bench_verify: $(call obj,bench/bench_verify.c lib/symprov_verify.c \
-		lib/symprov_buildid.c)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lelf -lpthread
+	$(CC) $(ALL_LDFLAGS) $(TREE_RPATH) -o $@ $^ $(LINK_LIBSYMPROV) -ldl
 
 # On top of the project's packages: bsdtar, with which debuginfod -U
 # reads a .deb, curl, the baseline of a transfer, strace for its calls.

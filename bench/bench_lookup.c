@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * bench_lookup: what one lookup through the loader and a provider costs
- * inside a process, without a process start per lookup.
+ * bench_lookup: what one lookup through libsymprov (a session, as perf
+ * has) and a provider costs inside a process, without a process start per
+ * lookup.
  *
  *   bench_lookup [-r ROUNDS] [-n PER_ROUND] [-m MODES] PROVIDER BUILD_ID
  *		  [FILE]
  *
  * MODES, a comma-separated list, interleaved in every round:
  *   stat     stat() of FILE: the least any lookup does (the baseline)
- *   find     the first lookup of a new loader session, timed alone: the
+ *   find     the first lookup of a new session, timed alone: the
  *	      provider answers, from libdebuginfod's cache when it is warm
  *   session  the same with the session's set-up and end: the provider's
- *	      init() and fini(), the loader's dlopen() of a library that
+ *	      init() and fini(), the dlopen() of a library that
  *	      stays mapped (only the first session of a process loads it)
- *   repeat   the same build ID again in one session: the loader's memo
+ *   repeat   the same build ID again in one session: its memo
  * Before the rounds, "first" times one session in a fresh process, its
  * dlopen() of the provider and its libraries included.
  *
@@ -31,13 +32,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "symprov_buildid.h"
-#include "symprov_loader.h"
+#include "libsymprov.h"
 
 struct bench {
 	const char *provider;
 	const char *file;
-	struct symprov_request req;
+	struct symprov_find_opts req;
 	int status;
 };
 
@@ -50,10 +50,25 @@ static void bench_log(void *data, int level, const char *provider,
 			provider ? ": " : "", msg);
 }
 
-static const struct symprov_loader_host bench_host = {
-	.name = "bench_lookup",
-	.log = bench_log,
-};
+/* A session of the provider, its content the whole file, loaded */
+static struct symprov_session *bench_session_new(const struct bench *b)
+{
+	const struct symprov_session_opts opts = {
+		.size = sizeof(opts),
+		.host_name = "bench_lookup",
+		.providers = b->provider,
+		.log = bench_log,
+	};
+	struct symprov_session *s = symprov_session_new(&opts);
+
+	if (s && (symprov_session_set_config(s, SYMPROV_CONFIG_CONTENT,
+					     "full") ||
+		  symprov_session_load(s) != 1)) {
+		symprov_session_free(s);
+		s = NULL;
+	}
+	return s;
+}
 
 static double now_ns(void)
 {
@@ -63,13 +78,15 @@ static double now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* One lookup in @loader; the answer must be the same every time. */
-static int bench_find(struct bench *b, struct symprov_loader *loader)
+/* One lookup in @s; the answer must be the same every time. */
+static int bench_find(struct bench *b, struct symprov_session *s)
 {
-	struct symprov_answer ans;
-	int status = symprov_loader_find(loader, &b->req, &ans);
+	struct symprov_answer ans = { .size = sizeof(ans) };
+	int status;
 
-	free(ans.path);
+	symprov_session_find(s, &b->req, &ans);
+	status = ans.status;
+	symprov_answer_fini(&ans);
 	if (b->status >= 0 && status != b->status) {
 		fprintf(stderr, "bench_lookup: answer changed: %s, then %s\n",
 			symprov_status_str(b->status),
@@ -83,32 +100,31 @@ static int bench_find(struct bench *b, struct symprov_loader *loader)
 /* One lookup in a new session; *find_ns gets the time of the lookup. */
 static int bench_session(struct bench *b, double *find_ns)
 {
-	struct symprov_loader *loader =
-		symprov_loader_new(b->provider, NULL, &bench_host);
+	struct symprov_session *s = bench_session_new(b);
 	double start;
 	int ret = -1;
 
-	if (!loader || symprov_loader_nr_providers(loader) != 1)
+	if (!s)
 		goto out;
 	start = now_ns();
-	ret = bench_find(b, loader);
+	ret = bench_find(b, s);
 	*find_ns += now_ns() - start;
 out:
-	symprov_loader_delete(loader);
+	symprov_session_free(s);
 	return ret;
 }
 
 /* @n lookups of @mode; ns per lookup, or a negative value on failure. */
 static double bench_mode(struct bench *b, const char *mode, long n)
 {
-	struct symprov_loader *loader = NULL;
+	struct symprov_session *s = NULL;
 	double start, ns = -1, find_ns = 0;
 	struct stat st;
 	long i;
 
 	if (!strcmp(mode, "repeat")) {
-		loader = symprov_loader_new(b->provider, NULL, &bench_host);
-		if (!loader || bench_find(b, loader))
+		s = bench_session_new(b);
+		if (!s || bench_find(b, s))
 			goto out;
 	}
 	start = now_ns();
@@ -120,7 +136,7 @@ static double bench_mode(struct bench *b, const char *mode, long n)
 			if (bench_session(b, &find_ns))
 				goto out;
 		} else if (!strcmp(mode, "repeat")) {
-			if (bench_find(b, loader))
+			if (bench_find(b, s))
 				goto out;
 		} else {
 			fprintf(stderr, "bench_lookup: unknown mode %s\n",
@@ -130,7 +146,7 @@ static double bench_mode(struct bench *b, const char *mode, long n)
 	}
 	ns = (strcmp(mode, "find") ? now_ns() - start : find_ns) / (double)n;
 out:
-	symprov_loader_delete(loader);
+	symprov_session_free(s);
 	return ns;
 }
 
@@ -171,10 +187,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_lookup: build ID: %s\n", why);
 		goto out;
 	}
-	b.req = (struct symprov_request){ .size = sizeof(b.req),
-					  .kind = SYMPROV_KIND_KERNEL,
-					  .build_id = build_id,
-					  .build_id_len = (uint32_t)len };
+	b.req = (struct symprov_find_opts){ .size = sizeof(b.req),
+					    .kind = SYMPROV_KIND_KERNEL,
+					    .build_id = build_id,
+					    .build_id_len = (uint32_t)len };
 
 	start = now_ns();
 	if (bench_session(&b, &find_ns)) {

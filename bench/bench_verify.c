@@ -4,7 +4,7 @@
  *
  *   bench_verify [-r ROUNDS] [-n PER_ROUND] FILE BUILD_ID
  *
- * Times open(), symprov_verify_build_id() and close() of FILE, as the
+ * Times open(), symprov_verify_file() and close() of FILE, as the
  * provider and the hosts do for every file they get, against open() and
  * close() alone.  Prints "verify ROUND NS_PER_CALL" and "open ROUND
  * NS_PER_CALL" lines; exits 1 when FILE fails the check.
@@ -15,8 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "symprov_buildid.h"
-#include "symprov_verify.h"
+#include "libsymprov.h"
 
 static double now_ns(void)
 {
@@ -41,7 +40,8 @@ static double bench_calls(const char *file, const unsigned char *id, int len,
 			return -1;
 		}
 		if (len)
-			ret = symprov_verify_build_id(fd, id, (size_t)len, why);
+			ret = symprov_verify_file(fd, SYMPROV_KIND_KERNEL, id,
+						  (size_t)len, why);
 		close(fd);
 		if (ret)
 			return -1;

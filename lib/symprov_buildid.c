@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
 #include <string.h>
 
 #include "symprov_buildid.h"
@@ -22,22 +23,22 @@ int symprov_build_id_parse(const char *hex, unsigned char *out,
 
 	if (len < 2) {
 		*why = "too short: a build ID has 2 to 64 hex digits";
-		return -1;
+		return -EINVAL;
 	}
 	if (len > (size_t)2 * SYMPROV_BUILD_ID_MAX) {
 		*why = "too long: a build ID has 2 to 64 hex digits";
-		return -1;
+		return -EINVAL;
 	}
 	if (len % 2) {
 		*why = "odd number of hex digits";
-		return -1;
+		return -EINVAL;
 	}
 	for (i = 0; i < len; i += 2) {
 		int hi = hex_digit(hex[i]), lo = hex_digit(hex[i + 1]);
 
 		if (hi < 0 || lo < 0) {
 			*why = "not a hex digit";
-			return -1;
+			return -EINVAL;
 		}
 		out[i / 2] = (unsigned char)(hi << 4 | lo);
 	}

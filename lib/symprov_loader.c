@@ -138,8 +138,8 @@ static int slot_progress(void *data, const struct symprov_request *req,
 	return action;
 }
 
-const char *symprov_list_from_env_secure(const char *var, bool secure,
-					 const struct symprov_loader_host *host)
+const char *symprov_list_from_env(const char *var, bool secure,
+				  const struct symprov_loader_host *host)
 {
 	const char *list;
 
@@ -154,13 +154,6 @@ const char *symprov_list_from_env_secure(const char *var, bool secure,
 	}
 	list = secure_getenv(var);
 	return list && *list ? list : NULL;
-}
-
-const char *symprov_list_from_env(const char *var,
-				  const struct symprov_loader_host *host)
-{
-	return symprov_list_from_env_secure(var, getauxval(AT_SECURE) != 0,
-					    host);
 }
 
 static int slot_fail(struct symprov_slot *slot, const char *fmt, ...)
@@ -201,13 +194,31 @@ static char *slot_in_dir(const char *dir, size_t len, const char *spec)
 }
 
 /*
- * A bare name: the host's provider directories in order, then the
- * installed one, then dlopen()'s own search.
+ * Where this library is, for its symprov/ directory: LIBDIR/symprov once
+ * installed, build/lib/symprov in a build tree.  NULL if not known.
+ */
+static char *loader_own_dir(void)
+{
+	Dl_info info;
+	const char *slash;
+
+	if (!dladdr((void *)loader_own_dir, &info) || !info.dli_fname)
+		return NULL;
+	slash = strrchr(info.dli_fname, '/');
+	if (!slash)
+		return NULL;
+	return strndup(info.dli_fname, (size_t)(slash - info.dli_fname));
+}
+
+/*
+ * A bare name: the host's provider directories in order, then symprov/
+ * next to this library, then the directory it was installed with, then
+ * dlopen()'s own search.
  */
 static char *slot_resolve(const struct symprov_loader *loader, const char *spec)
 {
 	const char *dir = loader->provider_dirs;
-	char *path = NULL;
+	char *path = NULL, *own;
 	size_t len;
 
 	if (strchr(spec, '/'))
@@ -216,6 +227,16 @@ static char *slot_resolve(const struct symprov_loader *loader, const char *spec)
 		len = strcspn(dir, ":");
 		if (len)
 			path = slot_in_dir(dir, len, spec);
+	}
+	own = path ? NULL : loader_own_dir();
+	if (own) {
+		char *sub;
+
+		if (asprintf(&sub, "%s/symprov", own) >= 0) {
+			path = slot_in_dir(sub, strlen(sub), spec);
+			free(sub);
+		}
+		free(own);
 	}
 	if (!path)
 		path = slot_in_dir(SYMPROV_INSTALLED_DIR,
@@ -526,12 +547,11 @@ const char *symprov_status_str(int status)
  * of the kind asked for (symprov_verify_kind()).  A third-party provider
  * may check nothing, a damaged file crashes perf, and a module's or a
  * program's debug file names wrong symbols.  Otherwise one warning naming
- * the provider, the file, why and the build ID, and -1 with *@error the
- * answer's detail.
+ * the provider, the file, why and the build ID, and a negative errno:
+ * the answer's detail.
  */
 static int slot_verify(const struct symprov_slot *slot,
-		       const struct symprov_request *req, const char *path,
-		       int *error)
+		       const struct symprov_request *req, const char *path)
 {
 	const struct symprov_loader_host *host = &slot->loader->host;
 	/* no wait on a FIFO, no controlling terminal from a device */
@@ -540,11 +560,12 @@ static int slot_verify(const struct symprov_slot *slot,
 	struct stat st;
 
 	if (fd < 0) {
-		*error = errno;
+		int err = -errno;
+
 		loader_log(host, SYMPROV_LOG_WARN,
 			   "symbol provider '%s' returned %s: %s",
-			   slot->info.name, path, strerror(errno));
-		return -1;
+			   slot->info.name, path, strerror(-err));
+		return err;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		why = "not a regular file";
@@ -554,7 +575,6 @@ static int slot_verify(const struct symprov_slot *slot,
 	if (why) {
 		char hex[SYMPROV_BUILD_ID_HEX_MAX];
 
-		*error = EBADMSG;
 		loader_log(host, SYMPROV_LOG_WARN,
 			   "%s supplied %s, rejected (%s), build ID %s",
 			   slot->info.name, path, why,
@@ -562,7 +582,7 @@ static int slot_verify(const struct symprov_slot *slot,
 						req->build_id_len, hex));
 	}
 	close(fd);
-	return why ? -1 : 0;
+	return why ? -EBADMSG : 0;
 }
 
 /*
@@ -574,14 +594,14 @@ static int slot_verify(const struct symprov_slot *slot,
  */
 static int slot_find(struct symprov_slot *slot,
 		     const struct symprov_request *host_req,
-		     struct symprov_answer *ans, int *error)
+		     struct symprov_answer *ans, int *err)
 {
 	const size_t v1_0 = offsetof(struct symprov_request, content);
 	const struct symprov_loader_host *host = &slot->loader->host;
 	struct symprov_result res = { .size = sizeof(res) };
 	const struct symprov_request *req = host_req;
 	struct symprov_request old = { 0 };
-	int status;
+	int status, bad;
 
 	if (slot->prov.abi_minor < 1 && host_req->size > v1_0) {
 		memcpy(&old, host_req, v1_0);
@@ -607,8 +627,9 @@ static int slot_find(struct symprov_slot *slot,
 				"symbol provider '%s' returned %s with content %u, not what was asked for",
 				slot->info.name, res.path, res.content);
 			status = SYMPROV_UNAVAILABLE;
-		} else if (slot_verify(slot, req, res.path, &res.error)) {
+		} else if ((bad = slot_verify(slot, req, res.path))) {
 			status = SYMPROV_UNAVAILABLE;
+			res.error = -bad; /* positive, as from a provider */
 		} else {
 			ans->path = res.path;
 			ans->content = res.content;
@@ -628,7 +649,8 @@ static int slot_find(struct symprov_slot *slot,
 		status = SYMPROV_UNAVAILABLE;
 	}
 	free(res.path);
-	*error = res.error > 0 ? res.error : 0;
+	/* the ABI's positive errno, negative from here on */
+	*err = res.error > 0 ? -res.error : 0;
 	loader_log(host, SYMPROV_LOG_INFO, "symbol provider '%s': %s%s%s",
 		   slot->info.name, symprov_status_str(status),
 		   res.error ? ": " : "", res.error ? strerror(res.error) : "");
@@ -653,13 +675,13 @@ static int status_rank(int status)
  * first or says more (status_rank()), and ans names it and its detail.
  */
 static int loader_note_failure(const struct symprov_slot *slot, int status,
-			       int error, int overall,
+			       int err, int overall,
 			       struct symprov_answer *ans)
 {
 	if (ans->source && status_rank(status) <= status_rank(overall))
 		return overall;
 	ans->source = slot->info.name;
-	ans->error = error;
+	ans->err = err;
 	return status;
 }
 
@@ -673,19 +695,19 @@ static int loader_ask(struct symprov_loader *loader,
 
 	for (i = 0; i < loader->nr_slots; i++) {
 		struct symprov_slot *slot = &loader->slots[i];
-		int status, error = 0;
+		int status, err = 0;
 
 		if (!slot->handle)
 			continue;
 		if (symprov_loader_stopped(loader))
 			return SYMPROV_CANCELLED;
-		status = slot_find(slot, req, ans, &error);
+		status = slot_find(slot, req, ans, &err);
 		if (status == SYMPROV_FOUND)
-			ans->error = 0;
+			ans->err = 0;
 		if (status == SYMPROV_FOUND || status == SYMPROV_CANCELLED)
 			return status;
 		overall =
-			loader_note_failure(slot, status, error, overall, ans);
+			loader_note_failure(slot, status, err, overall, ans);
 	}
 	return overall;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Host side of the symbol provider ABI: parse the provider list, dlopen
- * and check each provider, and ask them in order.  Shared by perf and the
- * symprov command; it knows nothing of either.
+ * and check each provider, and ask them in order.  Inside libsymprov: a
+ * session (symprov_session.c) is its host.
  */
 #ifndef SYMPROV_LOADER_H
 #define SYMPROV_LOADER_H
@@ -11,12 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symprov.h"
+#include "libsymprov.h"
 #include "symprov_memo.h"
-
-/* Separator of the entries in PERF_SYMBOL_PROVIDERS, as in PATH. */
-#define SYMPROV_LIST_SEP ':'
-#define SYMPROV_LIST_ENV "PERF_SYMBOL_PROVIDERS"
 
 /* What the host program gives the loader. */
 struct symprov_loader_host {
@@ -37,33 +33,16 @@ struct symprov_loader_host {
 			uint64_t total);
 };
 
-/* One entry of the list, loaded or not: what "symprov list" shows. */
-struct symprov_entry_info {
-	const char *spec; /* the entry as written in the list */
-	const char *path; /* what was dlopen()ed, NULL if not found */
-	const char *error; /* why it did not load; NULL if it did */
-	/* of a loaded provider, else NULL/0: */
-	const char *name;
-	const char *version;
-	const char *description;
-	uint32_t abi_major;
-	uint32_t abi_minor;
-};
-
 struct symprov_loader;
 
 /*
  * The provider list from the environment variable @var, or NULL when it
- * is unset or empty.  Under AT_SECURE (setuid, setgid, file capabilities)
- * it is ignored with one warning: a variable must not load code into a
- * privileged process.
+ * is unset or empty.  When @secure (AT_SECURE: setuid, setgid, file
+ * capabilities) it is ignored with one warning: a variable must not load
+ * code into a privileged process.
  */
-const char *symprov_list_from_env(const char *var,
+const char *symprov_list_from_env(const char *var, bool secure,
 				  const struct symprov_loader_host *host);
-/* The same, with the AT_SECURE decision given: for tests. */
-const char *
-symprov_list_from_env_secure(const char *var, bool secure,
-			     const struct symprov_loader_host *host);
 
 /*
  * Load every provider of @list, in order.  Each entry with a '/' is a
@@ -116,6 +95,5 @@ int symprov_loader_find(struct symprov_loader *loader,
 /* The user asked (progress STOP) to stop asking for this session. */
 bool symprov_loader_stopped(const struct symprov_loader *loader);
 
-const char *symprov_status_str(int status);
 
 #endif /* SYMPROV_LOADER_H */

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symprov.h"
+#include "libsymprov.h"
 
 #define SYMPROV_MEMO_BUCKETS 64
 
@@ -22,21 +22,6 @@ struct symprov_memo_key {
 	uint32_t content; /* enum symprov_content asked for */
 	uint32_t len;
 	unsigned char build_id[SYMPROV_BUILD_ID_MAX];
-};
-
-/* One answer to a request. */
-struct symprov_answer {
-	int status; /* enum symprov_status */
-	/* SYMPROV_FOUND only: */
-	uint32_t content; /* enum symprov_content of the file */
-	char *path; /* malloc()ed; whoever gets the answer frees it */
-	/*
-	 * who found it or, for another status, whose answer made it: a
-	 * string that outlives the memo, or NULL
-	 */
-	const char *source;
-	/* not found: that one's positive errno detail (ETIME...), or 0 */
-	int error;
 };
 
 struct symprov_memo_entry;

@@ -12,6 +12,7 @@
  * crashes perf all the same.  With libelf only: perf, which may be built
  * without libdw, runs this too.
  */
+#include <errno.h>
 #include <gelf.h>
 #include <limits.h>
 #include <pthread.h>
@@ -20,7 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "symprov.h"
+#include "libsymprov.h"
 #include "symprov_verify.h"
 
 static pthread_once_t symprov_elf_once = PTHREAD_ONCE_INIT;
@@ -578,10 +579,10 @@ int symprov_verify_elf(int fd, const char **why)
 	Elf *elf = symprov_elf_open(fd, &id, &len, why);
 
 	if (!elf)
-		return -1;
+		return -EBADMSG;
 	*why = symprov_elf_damage(elf, fd, id, len, 0);
 	elf_end(elf);
-	return *why ? -1 : 0;
+	return *why ? -EBADMSG : 0;
 }
 
 int symprov_verify_build_id(int fd, const unsigned char *build_id, size_t len,
@@ -598,7 +599,7 @@ int symprov_verify_kind(int fd, uint32_t kind, const unsigned char *build_id,
 	Elf *elf = symprov_elf_open(fd, &found, &found_len, why);
 
 	if (!elf)
-		return -1;
+		return -EBADMSG;
 	if (!found_len)
 		*why = "no build ID note";
 	else if (found_len != len || memcmp(found, build_id, len) != 0)
@@ -606,5 +607,11 @@ int symprov_verify_kind(int fd, uint32_t kind, const unsigned char *build_id,
 	else
 		*why = symprov_elf_damage(elf, fd, found, found_len, kind);
 	elf_end(elf);
-	return *why ? -1 : 0;
+	return *why ? -EBADMSG : 0;
+}
+
+int symprov_verify_file(int fd, uint32_t kind, const unsigned char *build_id,
+			size_t len, const char **why)
+{
+	return symprov_verify_kind(fd, kind, build_id, len, why);
 }

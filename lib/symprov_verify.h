@@ -21,7 +21,7 @@
  * - SYMPROV_KIND_DEBUGINFO: a symbol table (.symtab); the code may have no
  *   data;
  * - SYMPROV_KIND_KERNEL and kinds this does not know: nothing more.
- * Otherwise -1 and *why says what is wrong (a static string).
+ * Otherwise -EBADMSG and *why says what is wrong (a static string).
  */
 int symprov_verify_kind(int fd, uint32_t kind, const unsigned char *build_id,
 			size_t len, const char **why);
@@ -45,7 +45,7 @@ int symprov_verify_build_id(int fd, const unsigned char *build_id, size_t len,
  * - the notes of the section perf reads the build ID from
  *   (.note.gnu.build-id, else .notes, else .note) lie inside it, and its
  *   GNU build ID, if any, is the one of the file.
- * Otherwise -1 and *why says what is wrong (a static string).  The cost is
+ * Otherwise -EBADMSG and *why says what is wrong (a static string).  The cost is
  * proportional to the number of sections and symbols; the file's data is
  * not read otherwise.
  */

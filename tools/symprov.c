@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * symprov: ask symbol providers for a file by build ID, without perf.
- * Runs the very loader perf runs, with the same host flags.
+ * A host of libsymprov as perf is, with the same host flags.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -19,10 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "symprov_buildid.h"
 #include "symprov_check.h"
 #include "symprov_cli.h"
-#include "symprov_loader.h"
 #include "symprov_prefetch.h"
 
 /*
@@ -98,25 +96,23 @@ void cli_log(void *data, int level, const char *provider, const char *msg)
 }
 
 /* A progress line on stderr, only when a person can see it. */
-static int cli_progress(void *data, const char *provider,
-			const struct symprov_request *req, uint64_t done,
-			uint64_t total)
+static int cli_progress(void *data, const struct symprov_progress *p)
 {
 	struct cli *cli = data;
-	char hex[SYMPROV_BUILD_ID_HEX_MAX];
 
 	if (cli_was_interrupted())
 		return SYMPROV_PROGRESS_STOP;
-	if (!cli->tty)
+	if (!cli->tty || p->phase != SYMPROV_FETCH_UPDATE)
 		return SYMPROV_PROGRESS_CONTINUE;
-	symprov_build_id_hex(req->build_id, req->build_id_len, hex);
 	/* Until a server answers there is no size to show. */
-	if (total)
-		fprintf(stderr, "\r%s: fetching %s: %llu/%llu KiB ", provider,
-			hex, (unsigned long long)done >> 10,
-			(unsigned long long)total >> 10);
+	if (p->total)
+		fprintf(stderr, "\r%s: fetching the %s: %llu/%llu KiB ",
+			p->provider, p->what,
+			(unsigned long long)p->done >> 10,
+			(unsigned long long)p->total >> 10);
 	else
-		fprintf(stderr, "\r%s: fetching %s... ", provider, hex);
+		fprintf(stderr, "\r%s: fetching the %s... ", p->provider,
+			p->what);
 	cli->progress_shown = true;
 	return SYMPROV_PROGRESS_CONTINUE;
 }
@@ -136,51 +132,48 @@ char *cli_provider_dir(void)
 	return dir;
 }
 
-struct symprov_loader *cli_loader_new(const char *list,
-				      const struct symprov_loader_host *host)
+struct symprov_session *cli_session_new(const char *list,
+					struct symprov_session_opts *opts,
+					const char *content, int *exit)
 {
-	struct symprov_loader *loader;
-	char *dir;
+	struct symprov_session *s = NULL;
+	char *dir = cli_provider_dir();
+	int n;
 
-	if (!list) {
-		list = symprov_list_from_env(SYMPROV_LIST_ENV, host);
-	} else if (getauxval(AT_SECURE)) {
+	*exit = EXIT_UNAVAILABLE;
+	if (list && getauxval(AT_SECURE)) {
 		/* An argument loads code as much as the variable does. */
-		host->log(
-			host->data, SYMPROV_LOG_WARN, NULL,
-			"--providers ignored: running with elevated privileges");
-		list = NULL;
+		fprintf(stderr,
+			"symprov: --providers ignored: running with elevated privileges\n");
+		list = "";
 	}
-	dir = cli_provider_dir();
-	loader = symprov_loader_new(list, dir, host);
-	free(dir);
-	if (!loader)
+	opts->size = sizeof(*opts);
+	opts->providers = list;
+	opts->provider_dirs = dir;
+	s = symprov_session_new(opts);
+	if (!s || symprov_session_set_config(s, SYMPROV_CONFIG_CONTENT,
+					     content)) {
 		fprintf(stderr, "symprov: out of memory\n");
-	return loader;
-}
-
-static struct symprov_loader *cli_loader(struct cli *cli, const char *list,
-					 uint32_t flags)
-{
-	struct symprov_loader_host host = {
-		.name = "symprov",
-		.flags = flags,
-		.data = cli,
-		.log = cli_log,
-		.progress = cli_progress,
-	};
-
-	return cli_loader_new(list, &host);
-}
-
-bool cli_have_providers(struct symprov_loader *loader)
-{
-	if (symprov_loader_nr_providers(loader))
-		return true;
-	fprintf(stderr,
-		"symprov: no symbol provider loaded (set %s or --providers)\n",
-		SYMPROV_LIST_ENV);
-	return false;
+		goto fail;
+	}
+	n = symprov_session_load(s);
+	if (n > 0)
+		goto out;
+	if (n < 0) {
+		fprintf(stderr, "symprov: loading the providers: %s\n",
+			strerror(-n));
+	} else {
+		fprintf(stderr,
+			"symprov: no symbol provider loaded (set %s or --providers)\n",
+			SYMPROV_LIST_ENV);
+		*exit = EXIT_DISABLED;
+	}
+fail:
+	symprov_session_free(s);
+	s = NULL;
+out:
+	free(dir);
+	return s;
 }
 
 int cli_usage_error(const char *fmt, const char *arg)
@@ -245,14 +238,18 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 		{ "symbols-only", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct symprov_session_opts so = {
+		.host_name = "symprov",
+		.data = cli,
+		.log = cli_log,
+		.progress = cli_progress,
+	};
 	unsigned char build_id[SYMPROV_BUILD_ID_MAX];
-	struct symprov_request req = { .size = sizeof(req) };
-	const char *list = NULL, *why;
-	struct symprov_loader *loader;
-	uint32_t flags = 0;
-	int c, len, kind = SYMPROV_KIND_KERNEL, status;
-	struct symprov_answer ans;
-	char *path;
+	struct symprov_find_opts req = { .size = sizeof(req) };
+	struct symprov_answer ans = { .size = sizeof(ans) };
+	const char *list = NULL, *why, *content = "full";
+	struct symprov_session *s;
+	int c, len, kind = SYMPROV_KIND_KERNEL, ret;
 
 	while ((c = getopt_long(argc, argv, "+k:p:", opts, NULL)) != -1) {
 		switch (c) {
@@ -266,13 +263,13 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 			list = optarg;
 			break;
 		case 'D':
-			flags |= SYMPROV_HOST_NO_DEBUGINFOD;
+			so.host_flags |= SYMPROV_HOST_NO_DEBUGINFOD;
 			break;
 		case 'C':
-			flags |= SYMPROV_HOST_NO_BUILDID_CACHE;
+			so.host_flags |= SYMPROV_HOST_NO_BUILDID_CACHE;
 			break;
 		case 'S':
-			req.content = SYMPROV_CONTENT_SYMBOLS;
+			content = "symbols";
 			break;
 		default:
 			return cli_usage_error(
@@ -289,32 +286,28 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	loader = cli_loader(cli, list, flags);
-	if (!loader)
-		return EXIT_UNAVAILABLE;
-	if (!cli_have_providers(loader)) {
-		symprov_loader_delete(loader);
-		return EXIT_DISABLED;
-	}
+	s = cli_session_new(list, &so, content, &ret);
+	if (!s)
+		return ret;
 	req.kind = (uint32_t)kind;
 	req.build_id = build_id;
 	req.build_id_len = (uint32_t)len;
 	cli_catch_sigint();
-	status = symprov_loader_find(loader, &req, &ans);
-	path = ans.path;
+	symprov_session_find(s, &req, &ans);
 	cli_end_progress(cli);
-	/* the loader checked the file: what is printed can be used */
-	if (status == SYMPROV_FOUND) {
+	/* the library checked the file: what is printed can be used */
+	if (ans.status == SYMPROV_FOUND) {
 		if (cli->verbose)
 			cli_say_content(cli, &ans);
-		printf("%s\n", path);
-		free(path);
+		printf("%s\n", ans.path);
 	} else {
 		fprintf(stderr, "symprov: %s: %s\n", argv[optind],
-			symprov_status_str(status));
+			symprov_status_str(ans.status));
 	}
-	symprov_loader_delete(loader);
-	return cli_exit_of(status);
+	ret = cli_exit_of(ans.status);
+	symprov_answer_fini(&ans);
+	symprov_session_free(s);
+	return ret;
 }
 
 static int cmd_list(struct cli *cli, int argc, char **argv)
@@ -323,8 +316,15 @@ static int cmd_list(struct cli *cli, int argc, char **argv)
 		{ "providers", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct symprov_loader *loader;
+	struct symprov_session_opts so = {
+		.size = sizeof(so),
+		.host_name = "symprov",
+		.data = cli,
+		.log = cli_log,
+	};
+	struct symprov_session *s;
 	const char *list = NULL;
+	char *dir;
 	size_t i, n;
 	int c;
 
@@ -338,16 +338,28 @@ static int cmd_list(struct cli *cli, int argc, char **argv)
 	if (optind != argc)
 		return cli_usage_error("%s", "list takes no argument");
 
-	loader = cli_loader(cli, list, 0);
-	if (!loader)
+	/* every entry, also when none loads */
+	if (list && getauxval(AT_SECURE)) {
+		fprintf(stderr,
+			"symprov: --providers ignored: running with elevated privileges\n");
+		list = "";
+	}
+	dir = cli_provider_dir();
+	so.providers = list;
+	so.provider_dirs = dir;
+	s = symprov_session_new(&so);
+	free(dir);
+	if (!s || symprov_session_load(s) < 0) {
+		fprintf(stderr, "symprov: out of memory\n");
+		symprov_session_free(s);
 		return EXIT_UNAVAILABLE;
-	n = symprov_loader_nr_entries(loader);
+	}
+	n = symprov_session_nr_entries(s);
 	if (!n)
 		printf("no symbol providers configured (%s is empty)\n",
 		       SYMPROV_LIST_ENV);
 	for (i = 0; i < n; i++) {
-		const struct symprov_entry_info *e =
-			symprov_loader_entry(loader, i);
+		const struct symprov_entry_info *e = symprov_session_entry(s, i);
 
 		if (e->error)
 			printf("%s\tnot loaded: %s\n", e->spec, e->error);
@@ -356,7 +368,7 @@ static int cmd_list(struct cli *cli, int argc, char **argv)
 			       e->version, e->abi_major, e->abi_minor, e->path,
 			       e->description);
 	}
-	symprov_loader_delete(loader);
+	symprov_session_free(s);
 	return 0;
 }
 

@@ -28,8 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "libsymprov.h"
 #include "symprov_check.h"
-#include "symprov_loader.h"
 
 #define CHK_EXIT_OK 0
 #define CHK_EXIT_USAGE 1
@@ -175,16 +175,19 @@ static struct symprov_request *chk_request(const struct chk_probe *p,
 static void chk_child(const struct chk *c, const struct chk_probe *p, FILE *out)
 {
 	struct chk_child_out child = { .file = out, .verbose = c->verbose };
-	struct symprov_loader_host host = {
-		.name = "symprov",
+	struct symprov_session_opts so = {
+		.size = sizeof(so),
+		.host_name = "symprov",
+		.providers = c->spec,
+		.provider_dirs = c->dir,
 		.data = &child,
 		.log = chk_child_log,
 	};
 	size_t page_size = (size_t)sysconf(_SC_PAGESIZE);
 	void *page = mmap(NULL, 2 * page_size, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	struct symprov_answer ans = { .status = -1 };
-	struct symprov_loader *loader;
+	struct symprov_answer ans = { .size = sizeof(ans), .status = -1 };
+	struct symprov_session *s;
 	FILE *captured = tmpfile();
 	struct stat st;
 
@@ -194,14 +197,16 @@ static void chk_child(const struct chk *c, const struct chk_probe *p, FILE *out)
 	/* What a provider writes to stdout would be in perf's output. */
 	if (!captured || dup2(fileno(captured), STDOUT_FILENO) < 0)
 		_exit(127);
-	loader = symprov_loader_new(c->spec, c->dir, &host);
-	if (loader && symprov_loader_nr_providers(loader) == 1)
-		symprov_loader_find(loader, chk_request(p, page, page_size),
-				    &ans);
+	s = symprov_session_new(&so);
+	if (s && symprov_session_load(s) == 1)
+		symprov_session_request(s, chk_request(p, page, page_size),
+					&ans);
 	fflush(out);
-	fprintf(out, "S\t%d\t%d\t%s\n", ans.status, ans.error, ans.path ?: "");
-	free(ans.path);
-	symprov_loader_delete(loader);
+	/* the provider's errno detail, positive as it gave it */
+	fprintf(out, "S\t%d\t%d\t%s\n", ans.status, -ans.err,
+		ans.path ?: "");
+	symprov_answer_fini(&ans);
+	symprov_session_free(s);
 	fflush(stdout);
 	fprintf(out, "O\t%lld\n",
 		fstat(STDOUT_FILENO, &st) ? -1LL : (long long)st.st_size);
@@ -453,21 +458,23 @@ static void chk_load_log(void *data, int level, const char *provider,
 static int chk_describe(struct chk *c)
 {
 	struct chk_load_log log = { .verbose = c->verbose };
-	struct symprov_loader_host host = {
-		.name = "symprov",
+	struct symprov_session_opts so = {
+		.size = sizeof(so),
+		.host_name = "symprov",
+		.providers = c->spec,
+		.provider_dirs = c->dir,
 		.data = &log,
 		.log = chk_load_log,
 	};
-	struct symprov_loader *loader =
-		symprov_loader_new(c->spec, c->dir, &host);
+	struct symprov_session *s = symprov_session_new(&so);
 	const struct symprov_entry_info *e;
 	int ret = -1;
 
-	if (!loader) {
+	if (!s || symprov_session_load(s) < 0) {
 		chk_say(c, CHK_FAIL, "load", "out of memory");
-		return -1;
+		goto out;
 	}
-	e = symprov_loader_entry(loader, 0);
+	e = symprov_session_entry(s, 0);
 	if (!e || e->error) {
 		chk_say(c, CHK_FAIL, "load", "%s",
 			e ? e->error : "nothing to load");
@@ -486,7 +493,7 @@ static int chk_describe(struct chk *c)
 	ret = 0;
 out:
 	/* fini() now: the questions are asked in fresh processes */
-	symprov_loader_delete(loader);
+	symprov_session_free(s);
 	return ret;
 }
 

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "symprov_loader.h"
+#include "libsymprov.h"
 
 enum symprov_exit {
 	EXIT_FOUND = 0,
@@ -44,13 +44,13 @@ int cli_exit_of(int status);
 char *cli_provider_dir(void);
 
 /*
- * A loader of @list (--providers), or of $PERF_SYMBOL_PROVIDERS when
- * NULL, for @host; NULL, said on stderr, when out of memory.
+ * A session of @list (--providers), or of $PERF_SYMBOL_PROVIDERS when
+ * NULL, with @opts (host_name, flags and callbacks) and a kernel's
+ * @content ("symbols" or "full"), its providers loaded; NULL, said on
+ * stderr, when none loaded (*@exit EXIT_DISABLED) or out of memory.
  */
-struct symprov_loader *cli_loader_new(const char *list,
-				      const struct symprov_loader_host *host);
-
-/* Whether any provider loaded; if not, says so on stderr. */
-bool cli_have_providers(struct symprov_loader *loader);
+struct symprov_session *cli_session_new(const char *list,
+					struct symprov_session_opts *opts,
+					const char *content, int *exit);
 
 #endif /* SYMPROV_CLI_H */

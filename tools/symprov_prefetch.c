@@ -21,12 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "symprov_buildid.h"
+#include "libsymprov.h"
 #include "symprov_cli.h"
-#include "symprov_loader.h"
 #include "symprov_perfdata.h"
 #include "symprov_prefetch.h"
-#include "symprov_verify.h"
 
 #define PF_JOBS_DEFAULT 4
 #define PF_JOBS_MAX 64
@@ -37,7 +35,6 @@
 /* One request, or one entry skipped; in the order of the table. */
 struct pf_job {
 	uint32_t kind; /* enum symprov_kind; 0: skipped */
-	uint32_t content; /* enum symprov_content asked for */
 	bool needed; /* a miss makes the exit code */
 	const struct perfdata_build_id *id;
 	/* the answer, under pf.lock: */
@@ -47,26 +44,22 @@ struct pf_job {
 	char *why; /* not found or skipped: why, malloc()ed or NULL */
 	const char *skip; /* skipped: why, static */
 	uint64_t bytes; /* found: its size */
-	uint64_t fetched; /* in progress: bytes so far */
 };
 
 struct pf {
 	struct cli *cli;
-	struct symprov_loader *loader;
+	struct symprov_session *session;
 	const char *into;
 	struct pf_job *jobs;
 	size_t nr;
-	size_t next; /* atomic: the next job to take */
+	size_t *job_of; /* of each object asked for, its job */
 	pthread_mutex_t lock; /* the jobs' answers and what follows */
 	size_t printed; /* jobs printed: every one before is done */
 	size_t nr_done;
 	uint64_t bytes_found; /* of the jobs done */
-	uint64_t bytes_fetching; /* of the downloads under way */
+	uint64_t bytes_shown; /* found and under way, as last reported */
 	long long drawn_at; /* ns, CLOCK_MONOTONIC */
 };
-
-/* The job this thread is asking for: for the progress callback. */
-static __thread struct pf_job *pf_current;
 
 static const char *pf_kind_name(uint32_t kind)
 {
@@ -226,8 +219,7 @@ static int pf_drop_duplicates(struct pf *pf)
 }
 
 /* The jobs of the table @ids, skipped entries done already. */
-static int pf_plan(struct pf *pf, const struct perfdata_build_ids *ids,
-		   uint32_t kernel_content)
+static int pf_plan(struct pf *pf, const struct perfdata_build_ids *ids)
 {
 	size_t i;
 
@@ -254,8 +246,6 @@ static int pf_plan(struct pf *pf, const struct perfdata_build_ids *ids,
 			job->id = &ids->ids[i];
 			job->kind = kinds[k];
 			job->needed = kinds[k] != SYMPROV_KIND_DEBUGINFO;
-			if (kinds[k] == SYMPROV_KIND_KERNEL)
-				job->content = kernel_content;
 		}
 	}
 	return pf_drop_duplicates(pf);
@@ -283,7 +273,7 @@ static void pf_draw(struct pf *pf, bool now)
 	flockfile(stderr);
 	fprintf(stderr, "\rsymprov: prefetch: %zu of %zu done, %.1f MiB ",
 		pf->nr_done, pf->nr,
-		(double)(pf->bytes_found + pf->bytes_fetching) / (1 << 20));
+		(double)pf->bytes_shown / (1 << 20));
 	pf->cli->progress_shown = true;
 	funlockfile(stderr);
 }
@@ -318,23 +308,16 @@ static void pf_print_ready(struct pf *pf)
 		pf_print(pf, &pf->jobs[pf->printed++]);
 }
 
-static int pf_progress(void *data, const char *provider,
-		       const struct symprov_request *req, uint64_t done,
-		       uint64_t total)
+static int pf_progress(void *data, const struct symprov_progress *p)
 {
 	struct pf *pf = data;
-	struct pf_job *job = pf_current;
 
-	(void)provider;
-	(void)total;
 	if (cli_was_interrupted())
 		return SYMPROV_PROGRESS_STOP;
-	/* a provider may report a request of its own: not ours to count */
-	if (!pf->cli->tty || !job || req->build_id != job->id->build_id)
+	if (!pf->cli->tty || p->phase != SYMPROV_FETCH_UPDATE)
 		return SYMPROV_PROGRESS_CONTINUE;
 	pthread_mutex_lock(&pf->lock);
-	pf->bytes_fetching += done - job->fetched;
-	job->fetched = done;
+	pf->bytes_shown = p->done;
 	pf_draw(pf, false);
 	pthread_mutex_unlock(&pf->lock);
 	return SYMPROV_PROGRESS_CONTINUE;
@@ -358,7 +341,8 @@ static bool pf_have(const char *path, const struct perfdata_build_id *id)
 	if (fd < 0)
 		return false;
 	ok = !fstat(fd, &st) && S_ISREG(st.st_mode) &&
-	     !symprov_verify_build_id(fd, id->build_id, id->len, &why);
+	     !symprov_verify_file(fd, SYMPROV_KIND_KERNEL, id->build_id,
+				  id->len, &why);
 	close(fd);
 	return ok;
 }
@@ -454,8 +438,8 @@ static int pf_copy(const struct pf *pf, const struct pf_job *job,
 		goto out;
 	/* the file found may have changed since the loader checked it */
 	*step = "checking the copy";
-	if (symprov_verify_build_id(out, job->id->build_id, job->id->len,
-				    &why)) {
+	if (symprov_verify_file(out, job->kind, job->id->build_id,
+				job->id->len, &why)) {
 		*step = why;
 		err = -EBADMSG;
 		goto out;
@@ -497,44 +481,39 @@ static char *pf_why_not(int status, const struct symprov_answer *ans)
 {
 	char *why = NULL;
 
-	if (status == SYMPROV_UNAVAILABLE && ans->error && ans->source) {
+	if (status == SYMPROV_UNAVAILABLE && ans->err && ans->source) {
 		if (asprintf(&why, "%s: %s: %s", symprov_status_str(status),
-			     ans->source, strerror(ans->error)) < 0)
+			     ans->source, strerror(-ans->err)) < 0)
 			why = NULL;
 	}
 	return why;
 }
 
-/* Ask for one job, copy what is found; the answer into @job. */
-static void pf_run(struct pf *pf, struct pf_job *job)
+/* The job asked for as @idx: copy what is found; the answer into it. */
+static void pf_answered(void *data, size_t idx,
+			const struct symprov_find_opts *req,
+			const struct symprov_answer *ans)
 {
-	struct symprov_request req = {
-		.size = sizeof(req),
-		.kind = job->kind,
-		.build_id = job->id->build_id,
-		.build_id_len = job->id->len,
-		.dso_name = job->id->name,
-		.content = job->content,
-	};
-	struct symprov_answer ans = { 0 };
+	struct pf *pf = data;
+	struct pf_job *job = &pf->jobs[pf->job_of[idx]];
 	char *path = NULL, *why = NULL, *copy = NULL;
+	int status = ans->status, err;
 	const char *step;
 	uint64_t bytes = 0;
 	struct stat st;
-	int status = SYMPROV_CANCELLED, err;
 
-	if (cli_was_interrupted() || symprov_loader_stopped(pf->loader))
-		goto out;
-	pf_current = job;
-	status = symprov_loader_find(pf->loader, &req, &ans);
-	pf_current = NULL;
-	path = ans.path;
+	(void)req;
 	if (status != SYMPROV_FOUND) {
-		why = pf_why_not(status, &ans);
+		why = pf_why_not(status, ans);
+		goto out;
+	}
+	path = strdup(ans->path);
+	if (!path) {
+		status = SYMPROV_UNAVAILABLE;
 		goto out;
 	}
 	if (pf->into) {
-		err = pf_copy(pf, job, path, ans.content, &copy, &step);
+		err = pf_copy(pf, job, path, ans->content, &copy, &step);
 		if (err) {
 			status = SYMPROV_UNAVAILABLE;
 			if (asprintf(&why,
@@ -556,7 +535,6 @@ out:
 	job->why = why;
 	job->bytes = bytes;
 	job->done = true;
-	pf->bytes_fetching -= job->fetched;
 	if (status == SYMPROV_FOUND)
 		pf->bytes_found += bytes;
 	pf->nr_done++;
@@ -567,50 +545,61 @@ out:
 		free(path);
 }
 
-static void *pf_worker(void *arg)
+/* Every job asked, @jobs at a time, side by side; in order on stdout. */
+static int pf_run_all(struct pf *pf, unsigned int jobs)
 {
-	struct pf *pf = arg;
-	size_t i;
+	struct symprov_prefetch_opts opts = {
+		.size = sizeof(opts),
+		.flags = SYMPROV_PREFETCH_AS_LISTED,
+		.jobs = jobs,
+		.answered = pf_answered,
+		.data = pf,
+	};
+	struct symprov_object *objs = calloc(pf->nr + 1, sizeof(*objs));
+	size_t i, nr = 0;
+	int err = -ENOMEM;
 
-	while ((i = __atomic_fetch_add(&pf->next, 1, __ATOMIC_RELAXED)) <
-	       pf->nr) {
-		if (pf->jobs[i].kind)
-			pf_run(pf, &pf->jobs[i]);
+	pf->job_of = calloc(pf->nr + 1, sizeof(*pf->job_of));
+	if (!objs || !pf->job_of)
+		goto out;
+	for (i = 0; i < pf->nr; i++) {
+		const struct pf_job *job = &pf->jobs[i];
+
+		if (!job->kind)
+			continue;
+		pf->job_of[nr] = i;
+		objs[nr++] = (struct symprov_object){
+			.kind = job->kind,
+			.build_id = job->id->build_id,
+			.build_id_len = job->id->len,
+			.name = job->id->name,
+		};
 	}
-	return NULL;
-}
-
-/* Every job asked, by @nr_threads threads (fewer if they cannot start). */
-static void pf_run_all(struct pf *pf, long nr_threads)
-{
-	pthread_t threads[PF_JOBS_MAX];
-	long i, started = 0, asked = 0;
-
 	pthread_mutex_lock(&pf->lock);
-	for (i = 0; i < (long)pf->nr; i++)
-		asked += pf->jobs[i].kind != 0;
-	pf->nr_done = pf->nr - (size_t)asked;
+	pf->nr_done = pf->nr - nr;
 	pf_print_ready(pf);
 	pthread_mutex_unlock(&pf->lock);
 
-	if (nr_threads > asked)
-		nr_threads = asked;
-	for (i = 0; i < nr_threads; i++) {
-		if (pthread_create(&threads[i], NULL, pf_worker, pf))
-			break;
-		started++;
-	}
-	if (!started && asked)
-		pf_worker(pf);
-	for (i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
+	err = symprov_session_prefetch(pf->session, objs, nr, &opts, NULL);
 
+	/* what was not asked for, after Ctrl-C or the providers stopped */
 	pthread_mutex_lock(&pf->lock);
+	for (i = 0; i < pf->nr; i++) {
+		struct pf_job *job = &pf->jobs[i];
+
+		if (!job->done) {
+			job->status = SYMPROV_CANCELLED;
+			job->done = true;
+		}
+	}
 	pf_print_ready(pf);
 	flockfile(stderr);
 	cli_end_progress(pf->cli);
 	funlockfile(stderr);
 	pthread_mutex_unlock(&pf->lock);
+out:
+	free(objs);
+	return err;
 }
 
 /* How bad a miss is: the exit code is of the worst needed one. */
@@ -730,13 +719,13 @@ int symprov_prefetch_main(struct cli *cli, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pf pf = { .cli = cli, .lock = PTHREAD_MUTEX_INITIALIZER };
-	struct symprov_loader_host host = {
-		.name = "symprov",
+	struct symprov_session_opts so = {
+		.host_name = "symprov",
 		.data = &pf,
 		.log = pf_log,
 		.progress = pf_progress,
 	};
-	uint32_t content = SYMPROV_CONTENT_SYMBOLS;
+	const char *content = "symbols";
 	struct perfdata_build_ids ids = { 0 };
 	const char *input = "perf.data", *list = NULL;
 	long jobs = PF_JOBS_DEFAULT;
@@ -761,16 +750,16 @@ int symprov_prefetch_main(struct cli *cli, int argc, char **argv)
 			list = optarg;
 			break;
 		case 'D':
-			host.flags |= SYMPROV_HOST_NO_DEBUGINFOD;
+			so.host_flags |= SYMPROV_HOST_NO_DEBUGINFOD;
 			break;
 		case 'C':
-			host.flags |= SYMPROV_HOST_NO_BUILDID_CACHE;
+			so.host_flags |= SYMPROV_HOST_NO_BUILDID_CACHE;
 			break;
 		case 'S':
-			content = SYMPROV_CONTENT_SYMBOLS;
+			content = "symbols";
 			break;
 		case 'F':
-			content = SYMPROV_CONTENT_FULL;
+			content = "full";
 			break;
 		default:
 			return cli_usage_error(
@@ -788,22 +777,23 @@ int symprov_prefetch_main(struct cli *cli, int argc, char **argv)
 	if (pf.into && pf_prepare_into(pf.into))
 		goto out;
 	ret = EXIT_UNAVAILABLE;
-	if (pf_plan(&pf, &ids, content)) {
+	if (pf_plan(&pf, &ids)) {
 		fprintf(stderr, "symprov: out of memory\n");
 		goto out;
 	}
-	pf.loader = cli_loader_new(list, &host);
-	if (!pf.loader)
-		goto out;
-	ret = EXIT_DISABLED;
-	if (!cli_have_providers(pf.loader))
+	pf.session = cli_session_new(list, &so, content, &ret);
+	if (!pf.session)
 		goto out;
 	cli_catch_sigint();
-	pf_run_all(&pf, jobs);
+	if (pf_run_all(&pf, (unsigned int)jobs)) {
+		fprintf(stderr, "symprov: out of memory\n");
+		ret = EXIT_UNAVAILABLE;
+		goto out;
+	}
 	ret = pf_summary(&pf);
 out:
-	if (pf.loader)
-		symprov_loader_delete(pf.loader);
+	symprov_session_free(pf.session);
+	free(pf.job_of);
 	for (i = 0; i < pf.nr; i++) {
 		free(pf.jobs[i].path);
 		free(pf.jobs[i].why);

@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 from debuginfod_server import free_port  # noqa: E402
 from elf_fixtures import make_elf, read_build_id  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
-from server_testcase import (ServerTestCase, run_suite,  # noqa: E402
+from server_testcase import (ServerTestCase, copy_for_nobody, run_suite,  # noqa: E402
                              summarize)
 
 BUILD = 'build'
@@ -599,16 +599,8 @@ class FaultTest(ServerTestCase):
 
     def nobody_build(self):
         """BUILD's symprov and provider where user nobody can run them."""
-        d = os.path.join(self.tmp, 'nobody-build')
-        if not os.path.isdir(d):
-            for sub, name in (('bin', 'symprov'),
-                              ('lib', 'libdebuginfodprov.so')):
-                os.makedirs(os.path.join(d, sub), exist_ok=True)
-                shutil.copy2(os.path.join(BUILD, sub, name),
-                             os.path.join(d, sub, name))
-            for root, dirs, _ in os.walk(d):
-                os.chmod(root, 0o755)
-        return d
+        return copy_for_nobody(BUILD, os.path.join(self.tmp, 'nobody-build'),
+                               ('bin/symprov', 'lib/libdebuginfodprov.so'))
 
     def find_as_nobody(self, bid, env):
         if shutil.which('setpriv') is None or os.geteuid() != 0:

@@ -58,9 +58,10 @@ class ServerTestCase(unittest.TestCase):
 
 def copy_for_nobody(build, dest, files):
     """FILES ('bin/symprov', 'lib/libx.so'...) of BUILD copied under DEST,
-    where user nobody can run them (BUILD may be in a private home)."""
+    where user nobody can run them (BUILD may be in a private home), with
+    the libsymprov they link."""
     if not os.path.isdir(dest):
-        for f in files:
+        for f in list(files) + ['lib/libsymprov.so.1']:
             os.makedirs(os.path.dirname(os.path.join(dest, f)), exist_ok=True)
             shutil.copy2(os.path.join(build, f), os.path.join(dest, f))
         for root, _dirs, _files in os.walk(dest):

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE /* memfd_create */
 #include <elf.h>
 #include <fcntl.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -119,7 +120,7 @@ static const char *verify_image_kind(const struct image *im,
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, im->buf, im->size), (ssize_t)im->size);
 	ret = symprov_verify_kind(fd, kind, id, 20, &why);
-	assert_int_equal(ret, why ? -1 : 0);
+	assert_int_equal(ret, why ? -EBADMSG : 0);
 	if (!ret) {
 		assert_int_equal(symprov_verify_build_id(fd, id, 20, &why), 0);
 		assert_int_equal(symprov_verify_elf(fd, &why), 0);
@@ -157,10 +158,10 @@ static void test_other_build_id(void **state)
 	(void)state;
 	memcpy(other, own_id, 20);
 	other[19] ^= 1;
-	assert_int_equal(verify_file("/proc/self/exe", other, 20, &why), -1);
+	assert_int_equal(verify_file("/proc/self/exe", other, 20, &why), -EBADMSG);
 	assert_string_equal(why, "build ID differs from the one asked for");
 	/* a prefix is not a match either */
-	assert_int_equal(verify_file("/proc/self/exe", own_id, 8, &why), -1);
+	assert_int_equal(verify_file("/proc/self/exe", own_id, 8, &why), -EBADMSG);
 }
 
 static void test_not_elf(void **state)
@@ -173,7 +174,7 @@ static void test_not_elf(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "<html>404</html>\n", 17), 17);
 	close(fd);
-	assert_int_equal(verify_file(file, own_id, 20, &why), -1);
+	assert_int_equal(verify_file(file, own_id, 20, &why), -EBADMSG);
 	assert_string_equal(why, "not an ELF file");
 	unlink(file);
 }
@@ -470,7 +471,7 @@ static void test_note_without_data(void **state)
 	note_nobits(&im);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, im.buf, im.size), (ssize_t)im.size);
-	assert_int_equal(symprov_verify_elf(fd, &why), -1);
+	assert_int_equal(symprov_verify_elf(fd, &why), -EBADMSG);
 	assert_string_equal(why, "build ID note section has no data");
 	close(fd);
 	free(im.buf);
@@ -508,7 +509,7 @@ static void test_note_empty_description(void **state)
 	assert_int_equal(symprov_verify_elf(fd, &why), 0);
 	assert_int_equal(symprov_verify_build_id(fd, (const unsigned char *)"",
 						 0, &why),
-			 -1);
+			 -EBADMSG);
 	assert_string_equal(why, "no build ID note");
 	close(fd);
 	free(im.buf);
@@ -683,12 +684,12 @@ static void test_fuzz_note_sections_overlap(void **state)
 
 	(void)state;
 	assert_int_equal(verify_file(TEST_FUZZ_OVERLAP, any, sizeof(any), &why),
-			 -1);
+			 -EBADMSG);
 	assert_string_equal(why, "note sections overlap");
 	why = NULL;
 	fd = open(TEST_FUZZ_OVERLAP, O_RDONLY);
 	assert_true(fd >= 0);
-	assert_int_equal(symprov_verify_elf(fd, &why), -1);
+	assert_int_equal(symprov_verify_elf(fd, &why), -EBADMSG);
 	close(fd);
 	assert_string_equal(why, "note sections overlap");
 }
@@ -885,7 +886,7 @@ static void test_module_debug_copy(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(symprov_verify_kind(fd, SYMPROV_KIND_KERNEL_MODULE,
 					     module_id, 20, &why),
-			 -1);
+			 -EBADMSG);
 	assert_string_equal(
 		why, "executable section without data: a separate debug file");
 	assert_int_equal(symprov_verify_kind(fd, SYMPROV_KIND_DEBUGINFO,
@@ -895,7 +896,7 @@ static void test_module_debug_copy(void **state)
 	module_id[0] ^= 1;
 	assert_int_equal(symprov_verify_kind(fd, SYMPROV_KIND_DEBUGINFO,
 					     module_id, 20, &why),
-			 -1);
+			 -EBADMSG);
 	module_id[0] ^= 1;
 	assert_string_equal(why, "build ID differs from the one asked for");
 	close(fd);
