@@ -13,7 +13,7 @@
 #                  (PREFIX, LIBDIR, DESTDIR...); make uninstall
 # make clean
 
-VERSION := 0.1
+VERSION := 0.2
 
 # Where make install puts things; LIBDIR is also compiled into the loader:
 # providers go to $(LIBDIR)/symprov, where bare names are looked for.
@@ -164,47 +164,47 @@ $(B)/lib/libexampleprov.so: $(call prov_obj,provider/example/example_provider.c)
 include tests/tests.mk
 
 # perf 6.12 with the glue.  The perf side is the patch series perf-glue/,
-# which carries the ABI and the loader of include/ and lib/ verbatim;
-# perf-glue.patch is the series in one (scripts/perf-series.sh).
-PERF_SERIES_SRCS := scripts/perf-series.sh $(wildcard perf-glue/*.patch) \
-	include/symprov.h lib/symprov_loader.c lib/symprov_loader.h \
-	lib/symprov_list.c lib/symprov_list.h lib/symprov_memo.c \
-	lib/symprov_memo.h lib/symprov_buildid.c lib/symprov_buildid.h \
-	lib/symprov_verify.c lib/symprov_verify.h
-
-perf-glue.patch: $(PERF_SERIES_SRCS)
+# which links libsymprov (include/libsymprov.h) and carries no file of
+# lib/; perf-glue.patch is the series in one (scripts/perf-series.sh).
+perf-glue.patch: scripts/perf-series.sh $(wildcard perf-glue/*.patch)
 	bash scripts/perf-series.sh refresh
 
-# Builds the committed patch; check-perf-glue says when it is stale.
-# This perf looks for bare provider names in the tree's build/lib (so the
-# README's line works right after `make`), then in $(LIBDIR)/symprov.
-perf:
-	bash scripts/build-perf.sh SYMPROV_PROVIDER_DIRS=$(CURDIR)/build/lib \
-		$(if $(filter-out /usr/local/lib,$(LIBDIR)),SYMPROV_LIBDIR=$(LIBDIR))
+# Builds the committed patch against this tree's libsymprov (build/sdk),
+# which it finds at run time in build/lib; check-perf-glue says when the
+# patch is stale.  libsymprov looks for bare provider names in the
+# symprov/ directory next to it, build/lib/symprov here: the README's line
+# works right after `make`.
+perf: all
+	bash scripts/build-perf.sh
 
-# The series applies patch by patch, carries the current include/ and lib/
-# files, and gives the tree perf-glue.patch gives.
+# The series applies patch by patch and gives the tree perf-glue.patch
+# gives.
 check-perf-glue:
 	@bash scripts/perf-series.sh check
 
-# perf builds with the series up to the hook in util/symbol.c, and the
-# whole series (that is, perf-glue.patch) passes its perf test.
+# perf builds after each patch of the series, and the whole series (that
+# is, perf-glue.patch) passes its perf test.
 check-perf-series: perf
-	bash scripts/perf-series.sh build
+	bash scripts/perf-series.sh build-each
 	bash scripts/perf-series.sh test build/perf/perf
 
 # perf without the patch's optional parts still builds: without libdw and
-# libdebuginfod (symprov on), and without libelf (symprov off).
-check-perf-variants:
+# libdebuginfod (libsymprov on), without libelf or NO_LIBSYMPROV=1
+# (libsymprov off: no symbol providers, and no libsymprov.so.1 needed).
+check-perf-variants: all
 	bash scripts/build-perf.sh -o build/perf-nodwarf NO_DWARF=1 \
 		NO_LIBDEBUGINFOD=1
 	build/perf-nodwarf/perf version --build-options | \
-		grep -q 'symprov: \[ on  \]'
+		grep -q 'libsymprov: \[ on  \]'
 	bash scripts/build-perf.sh -o build/perf-nolibelf NO_LIBELF=1 \
 		NO_DWARF=1 NO_LIBDEBUGINFOD=1
 	build/perf-nolibelf/perf version --build-options | \
-		grep -q 'symprov: \[ OFF \]'
-	@echo "perf variants: 2 passed, 0 failed"
+		grep -q 'libsymprov: \[ OFF \]'
+	bash scripts/build-perf.sh -o build/perf-nolibsymprov NO_LIBSYMPROV=1
+	build/perf-nolibsymprov/perf version --build-options | \
+		grep -q 'libsymprov: \[ OFF \]'
+	! readelf -d build/perf-nolibsymprov/perf | grep -q libsymprov
+	@echo "perf variants: 3 passed, 0 failed"
 
 # The README's two commands, `make demo` and `make check`, on a fresh
 # Debian 12: the packages first, through scripts/install-deps.sh (which
@@ -227,9 +227,19 @@ check-e2e: all perf $(TP_DIR)/libtp_perfsym.so
 
 include install.mk
 
+# libsymprov's ABI against the stored one (tests/abi/test_abi.py, abidiff).
+# abi-baseline stores the ABI of this build: when a release adds to it.
+ABIDW_FLAGS := --no-show-locs --no-corpus-path --no-comp-dir-path
+check-abi: $(LIBSYMPROV)
+	@$(PYTHON) tests/abi/test_abi.py --build $(B)
+
+abi-baseline: $(LIBSYMPROV)
+	abidw $(ABIDW_FLAGS) --out-file tests/abi/libsymprov.so.1.abi \
+		$(B)/lib/$(LIBSYMPROV_SONAME)
+
 include bench/bench.mk
 
-.PHONY: bench perf check-perf-glue check-perf-series check-perf-variants \
+.PHONY: check-abi abi-baseline bench perf check-perf-glue check-perf-series check-perf-variants \
 	check-e2e demo check FORCE
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

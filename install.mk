@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # make install / make uninstall, with PREFIX, LIBDIR... (see Makefile) and
-# DESTDIR.  Providers go to $(PROVIDERDIR), the directory the loader (and
-# so symprov, and a perf built with SYMPROV_LIBDIR=$(LIBDIR)) searches for
-# bare names.
+# DESTDIR.  libsymprov.so.1 goes to $(LIBDIR), the providers to
+# $(PROVIDERDIR), $(LIBDIR)/symprov, where libsymprov (and so symprov and
+# perf) looks for bare names.  Run ldconfig after an install to a LIBDIR
+# the dynamic loader caches, such as /usr/local/lib.
 
 INSTALL ?= install
 SCDOC ?= scdoc
 
-MAN_PAGES := $(B)/man/symprov.1 $(B)/man/symprov-provider.7
+MAN_PAGES := $(B)/man/symprov.1 $(B)/man/symprov-provider.7 $(B)/man/libsymprov.3
 INSTALLED_PROVIDERS := libdebuginfodprov.so libbuildiddirprov.so
 DOCS := README.md LICENSE docs/PERF.md docs/RELIABILITY.md docs/WRITING-A-PROVIDER.md
 LICENSE_FILES := $(wildcard LICENSES/*)
@@ -18,8 +19,8 @@ $(B)/man/%: man/%.scd
 
 man: $(MAN_PAGES)
 
-# The pkg-config file: only the header (a provider links nothing of ours)
-# and the directory providers are installed to.
+# The pkg-config file: the headers, -lsymprov for a host (a provider
+# links nothing), and the directory providers are installed to.
 $(B)/symprov.pc: symprov.pc.in FORCE
 	@mkdir -p $(dir $@)
 	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
@@ -28,17 +29,29 @@ $(B)/symprov.pc: symprov.pc.in FORCE
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
 
 D := $(DESTDIR)
+HEADERS := include/libsymprov.h include/symprov.h
 
-install: all man $(B)/symprov.pc
+# The installed command finds libsymprov where the dynamic loader looks,
+# without the build tree's rpath.
+$(B)/install/symprov: $(call obj,$(SYMPROV_CMD_SRCS)) | $(LIBSYMPROV)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LINK_LIBSYMPROV) -lpthread
+
+install: all man $(B)/symprov.pc $(B)/install/symprov
 	$(INSTALL) -d $(D)$(BINDIR) $(D)$(PROVIDERDIR) $(D)$(INCLUDEDIR) \
-		$(D)$(PKGCONFIGDIR) $(D)$(MANDIR)/man1 $(D)$(MANDIR)/man7 \
+		$(D)$(PKGCONFIGDIR) $(D)$(MANDIR)/man1 $(D)$(MANDIR)/man3 \
+		$(D)$(MANDIR)/man7 \
 		$(D)$(DOCDIR)/LICENSES $(D)$(DOCDIR)/examples
-	$(INSTALL) -m 755 $(B)/bin/symprov $(D)$(BINDIR)/
+	$(INSTALL) -m 755 $(B)/install/symprov $(D)$(BINDIR)/
+	$(INSTALL) -m 644 $(B)/lib/$(LIBSYMPROV_REAL) $(D)$(LIBDIR)/
+	ln -sf $(LIBSYMPROV_REAL) $(D)$(LIBDIR)/$(LIBSYMPROV_SONAME)
+	ln -sf $(LIBSYMPROV_SONAME) $(D)$(LIBDIR)/libsymprov.so
 	$(INSTALL) -m 644 $(addprefix $(B)/lib/,$(INSTALLED_PROVIDERS)) \
 		$(D)$(PROVIDERDIR)/
-	$(INSTALL) -m 644 include/symprov.h $(D)$(INCLUDEDIR)/
+	$(INSTALL) -m 644 $(HEADERS) $(D)$(INCLUDEDIR)/
 	$(INSTALL) -m 644 $(B)/symprov.pc $(D)$(PKGCONFIGDIR)/
 	$(INSTALL) -m 644 $(B)/man/symprov.1 $(D)$(MANDIR)/man1/
+	$(INSTALL) -m 644 $(B)/man/libsymprov.3 $(D)$(MANDIR)/man3/
 	$(INSTALL) -m 644 $(B)/man/symprov-provider.7 $(D)$(MANDIR)/man7/
 	$(INSTALL) -m 644 $(DOCS) $(D)$(DOCDIR)/
 	$(INSTALL) -m 644 $(LICENSE_FILES) $(D)$(DOCDIR)/LICENSES/
@@ -47,9 +60,13 @@ install: all man $(B)/symprov.pc
 
 uninstall:
 	rm -f $(D)$(BINDIR)/symprov \
+		$(addprefix $(D)$(LIBDIR)/,$(LIBSYMPROV_REAL) \
+			$(LIBSYMPROV_SONAME) libsymprov.so) \
 		$(addprefix $(D)$(PROVIDERDIR)/,$(INSTALLED_PROVIDERS)) \
-		$(D)$(INCLUDEDIR)/symprov.h $(D)$(PKGCONFIGDIR)/symprov.pc \
+		$(addprefix $(D)$(INCLUDEDIR)/,$(notdir $(HEADERS))) \
+		$(D)$(PKGCONFIGDIR)/symprov.pc \
 		$(D)$(MANDIR)/man1/symprov.1 \
+		$(D)$(MANDIR)/man3/libsymprov.3 \
 		$(D)$(MANDIR)/man7/symprov-provider.7 \
 		$(addprefix $(D)$(DOCDIR)/,$(notdir $(DOCS))) \
 		$(addprefix $(D)$(DOCDIR)/LICENSES/,$(notdir $(LICENSE_FILES))) \

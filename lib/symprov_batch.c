@@ -151,9 +151,10 @@ static unsigned int batch_jobs(struct symprov_session *s, unsigned int jobs)
 {
 	const char *value = session_config_value(s, SYMPROV_CONFIG_JOBS);
 	char *end;
-	long n;
 
 	if (!jobs && value) {
+		long n;
+
 		errno = 0;
 		n = strtol(value, &end, 0);
 		if (!errno && end != value && !*end && n > 0)

@@ -586,6 +586,35 @@ static int slot_verify(const struct symprov_slot *slot,
 }
 
 /*
+ * A FOUND answer of @slot: 0 when it may be used, else a negative errno,
+ * said once: -EPROTO for an answer the ABI does not allow, the check's
+ * (slot_verify()) for a file that is not what was asked for.
+ */
+static int slot_check_found(const struct symprov_slot *slot,
+			    const struct symprov_request *req,
+			    const struct symprov_result *res)
+{
+	const struct symprov_loader_host *host = &slot->loader->host;
+
+	if (!res->path || !*res->path) {
+		loader_log(host, SYMPROV_LOG_WARN,
+			   "symbol provider '%s' returned found without a path",
+			   slot->info.name);
+		return -EPROTO;
+	}
+	if (res->content != SYMPROV_CONTENT_FULL &&
+	    (!SYMPROV_HAS(req, content) || res->content != req->content ||
+	     req->kind != SYMPROV_KIND_KERNEL)) {
+		loader_log(
+			host, SYMPROV_LOG_WARN,
+			"symbol provider '%s' returned %s with content %u, not what was asked for",
+			slot->info.name, res->path, res->content);
+		return -EPROTO;
+	}
+	return slot_verify(slot, req, res->path);
+}
+
+/*
  * Ask one provider; anything odd it returns becomes UNAVAILABLE, also the
  * symbols only of what is not a kernel (symprov.h: the whole file).  A
  * provider of ABI 1.0 knows no content field: it gets an ABI 1.0 request,
@@ -612,30 +641,17 @@ static int slot_find(struct symprov_slot *slot,
 
 	switch (status) {
 	case SYMPROV_FOUND:
-		if (!res.path || !*res.path) {
-			loader_log(
-				host, SYMPROV_LOG_WARN,
-				"symbol provider '%s' returned found without a path",
-				slot->info.name);
-			status = SYMPROV_UNAVAILABLE;
-		} else if (res.content != SYMPROV_CONTENT_FULL &&
-			   (!SYMPROV_HAS(req, content) ||
-			    res.content != req->content ||
-			    req->kind != SYMPROV_KIND_KERNEL)) {
-			loader_log(
-				host, SYMPROV_LOG_WARN,
-				"symbol provider '%s' returned %s with content %u, not what was asked for",
-				slot->info.name, res.path, res.content);
-			status = SYMPROV_UNAVAILABLE;
-		} else if ((bad = slot_verify(slot, req, res.path))) {
-			status = SYMPROV_UNAVAILABLE;
-			res.error = -bad; /* positive, as from a provider */
-		} else {
+		bad = slot_check_found(slot, req, &res);
+		if (!bad) {
 			ans->path = res.path;
 			ans->content = res.content;
 			ans->source = slot->info.name;
 			return status;
 		}
+		status = SYMPROV_UNAVAILABLE;
+		/* the file's fault: its detail, positive as from a provider */
+		if (bad != -EPROTO)
+			res.error = -bad;
 		break;
 	case SYMPROV_NOT_FOUND:
 	case SYMPROV_UNAVAILABLE:

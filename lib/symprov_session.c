@@ -317,14 +317,12 @@ uint32_t session_content(struct symprov_session *s, uint32_t kind,
 			 uint32_t flags)
 {
 	const char *content = session_config_value(s, SYMPROV_CONFIG_CONTENT);
-	static bool warned;
-
 	if (kind != SYMPROV_KIND_KERNEL || (flags & SYMPROV_FIND_WHOLE))
 		return SYMPROV_CONTENT_FULL;
 	if (!content || !strcmp(content, "symbols"))
 		return SYMPROV_CONTENT_SYMBOLS;
-	if (strcmp(content, "full") && !warned) {
-		warned = true;
+	if (strcmp(content, "full") != 0 &&
+	    !__atomic_exchange_n(&s->warned_content, true, __ATOMIC_RELAXED)) {
 		session_logf(s, SYMPROV_LOG_WARN,
 			     "%s=%s is not 'symbols' or 'full': asking for the whole file",
 			     SYMPROV_CONFIG_CONTENT, content);
@@ -453,8 +451,12 @@ static int status_err(int status)
 	}
 }
 
-/* @src into the host's @dst, as much of it as the host knows */
-static int answer_out(struct symprov_answer *dst, struct symprov_answer *src)
+/*
+ * @src into the host's @dst, as much of it as the host knows; returns
+ * @err, or -EINVAL when @dst cannot take it
+ */
+static int answer_out(struct symprov_answer *dst, struct symprov_answer *src,
+		      int err)
 {
 	uint32_t size = dst ? dst->size : 0;
 
@@ -464,7 +466,7 @@ static int answer_out(struct symprov_answer *dst, struct symprov_answer *src)
 	}
 	*dst = *src;
 	dst->size = size;
-	return 0;
+	return err;
 }
 
 void session_ask(struct symprov_session *s,
@@ -523,7 +525,7 @@ int symprov_session_find(struct symprov_session *s,
 	pthread_mutex_unlock(&s->fetch_lock);
 	err = status_err(ans.status);
 out:
-	return answer_out(ans_out, &ans) ?: err;
+	return answer_out(ans_out, &ans, err);
 }
 
 int symprov_session_request(struct symprov_session *s,
@@ -536,7 +538,7 @@ int symprov_session_request(struct symprov_session *s,
 	if (session_load(s) > 0)
 		symprov_loader_find(s->loader, req, &ans);
 	pthread_mutex_unlock(&s->fetch_lock);
-	return answer_out(ans_out, &ans) ?: status_err(ans.status);
+	return answer_out(ans_out, &ans, status_err(ans.status));
 }
 
 int symprov_session_known(struct symprov_session *s,
@@ -569,7 +571,7 @@ int symprov_session_known(struct symprov_session *s,
 		ans.path = NULL;
 	}
 out:
-	return answer_out(ans_out, &ans) ?: err;
+	return answer_out(ans_out, &ans, err);
 }
 
 int symprov_session_content_of(struct symprov_session *s, const char *path)

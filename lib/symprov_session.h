@@ -43,6 +43,7 @@ struct symprov_session {
 	struct symprov_told *told;
 	size_t nr_told;
 	bool skip_objects; /* a prefetch was skipped */
+	bool warned_content; /* atomic: symprov.content is not known */
 	volatile sig_atomic_t cancelled; /* symprov_session_cancel() */
 	/* the fetch being shown, with fetch_lock held */
 	const char *what;

@@ -11,9 +11,12 @@
 # OUTDIR (default build/perf) gets the perf binary, OUTDIR-src the patched
 # source and OUTDIR-obj the objects, kept for incremental builds.  The build
 # is skipped when OUTDIR/perf comes from the same linux-source-6.12 version,
-# patch and make variables (OUTDIR/.stamp); -f builds anyway.  MAKEVARs go to
-# perf's make, e.g. NO_LIBDW=1.  Missing Debian packages are installed when
-# run as root.  LINUX_SOURCE_TARBALL overrides the Debian tarball.
+# patch, make variables and libsymprov headers (OUTDIR/.stamp); -f builds
+# anyway.  MAKEVARs go to perf's make, e.g. NO_LIBDW=1.  perf is built with
+# this tree's libsymprov (LIBSYMPROV_DIR=build/sdk, which `make` makes) and
+# finds it there at run time (an rpath), unless a MAKEVAR says
+# LIBSYMPROV_DIR= or NO_LIBSYMPROV=1.  Missing Debian packages are installed
+# when run as root.  LINUX_SOURCE_TARBALL overrides the Debian tarball.
 set -euo pipefail
 export LC_ALL=C
 
@@ -60,7 +63,17 @@ done
 srcdir=$outdir-src
 objdir=$outdir-obj
 # prefix=/usr: the system config is /etc/perfconfig, as in a distro's perf.
-makevars=(NO_LIBPYTHON=1 NO_JEVENTS=1 prefix=/usr "$@")
+makevars=(NO_LIBPYTHON=1 NO_JEVENTS=1 prefix=/usr)
+case " $* " in
+*" LIBSYMPROV_DIR="* | *" NO_LIBSYMPROV="*) ;;
+*)
+	[ -e "$top/build/lib/libsymprov.so" ] && [ -d "$top/build/sdk" ] ||
+		die "no build/lib/libsymprov.so: run 'make' first"
+	makevars+=(LIBSYMPROV_DIR="$top/build/sdk")
+	export LDFLAGS="-Wl,-rpath,$top/build/lib"
+	;;
+esac
+makevars+=("$@")
 
 missing_packages() {
 	local p
@@ -109,8 +122,13 @@ for p in "${patchfiles[@]}"; do
 	[ -r "$p" ] || die "$p not found: run 'make perf-glue.patch'"
 done
 
-stamp=$(printf 'source %s\npatch %s\nmake %s\n' "$(source_version)" \
-	"$(cat "${patchfiles[@]}" | sha256sum | cut -d' ' -f1)" "${makevars[*]}")
+# perf compiles against the headers of libsymprov: a change rebuilds it
+stamp=$(printf 'source %s\npatch %s\nmake %s\nlibsymprov %s\n' \
+	"$(source_version)" \
+	"$(cat "${patchfiles[@]}" | sha256sum | cut -d' ' -f1)" \
+	"${makevars[*]} ${LDFLAGS:-}" \
+	"$(cat "$top/include/libsymprov.h" "$top/include/symprov.h" |
+		sha256sum | cut -d' ' -f1)")
 if [ -z "$force" ] && [ -x "$outdir/perf" ] && [ -f "$outdir/.stamp" ] &&
 	[ "$(cat "$outdir/.stamp")" = "$stamp" ]; then
 	echo "build-perf: ${outdir#"$top"/}/perf is up to date" >&2
@@ -120,7 +138,8 @@ fi
 # Objects of another source or other make variables are not reused: the
 # sources keep the tarball's time stamps, which may be older than they are.
 if [ -f "$objdir/.stamp" ] &&
-	[ "$(sed '/^patch /d' "$objdir/.stamp")" != "$(sed '/^patch /d' <<<"$stamp")" ]; then
+	[ "$(sed '/^patch /d;/^libsymprov /d' "$objdir/.stamp")" != \
+		"$(sed '/^patch /d;/^libsymprov /d' <<<"$stamp")" ]; then
 	rm -rf "$objdir"
 fi
 mkdir -p "$outdir" "$objdir"
@@ -151,9 +170,10 @@ make -C "$srcdir/tools/perf" O="$objdir" -j"$(nproc)" "${makevars[@]}"
 echo "$stamp" >"$objdir/.stamp"
 cp "$objdir/perf" "$outdir/perf"
 # the provider of perf test 'Symbol providers', found beside perf
-if [ -d "$objdir/symprov" ]; then
-	rm -rf "$outdir/symprov"
-	cp -r "$objdir/symprov" "$outdir/symprov"
+rm -rf "$outdir/tests/symprov"
+if [ -d "$objdir/tests/symprov" ]; then
+	mkdir -p "$outdir/tests"
+	cp -r "$objdir/tests/symprov" "$outdir/tests/symprov"
 fi
 echo "$stamp" >"$outdir/.stamp"
 echo "build-perf: built ${outdir#"$top"/}/perf" >&2

@@ -28,7 +28,9 @@ check=(libcmocka-dev valgrind cppcheck clang clang-tidy libclang-rt-14-dev
 	tmux
 	# man pages (make check-install, man renders them), the Debian package
 	# (make check-deb: git ls-files, dpkg-buildpackage's build-essential)
-	scdoc man-db debhelper dpkg-dev build-essential git)
+	scdoc man-db debhelper dpkg-dev build-essential git
+	# libsymprov's ABI against the stored one (make check-abi)
+	abigail-tools)
 
 check_only=
 goal=

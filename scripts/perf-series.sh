@@ -6,37 +6,38 @@
 # perf-glue/ holds the series in `git format-patch` form, a cover letter
 # (0000-cover-letter.patch) and one file per patch: it is the source of the
 # perf side.  perf-glue.patch, the one patch users apply, is made from it.
-# The ABI header and the loader in the series are the project's own files,
-# copied verbatim (the "injected" table below): change them in include/ and
-# lib/, never in the series.
+# perf links libsymprov (include/libsymprov.h, lib/): no file of the
+# project is in the series.
 #
 # Usage:
 #   perf-series.sh checkout DIR  a git tree in DIR (a new directory): the
 #                                linux-source-6.12 files perf needs to build,
 #                                tools/ committed as "base", then one commit
-#                                per patch, with the injected files taken
-#                                from include/ and lib/ as they are now
+#                                per patch
 #   perf-series.sh export DIR    write the commits base..HEAD of DIR to
 #                                perf-glue/ (cover letter: DIR's branch
 #                                description) and perf-glue.patch
 #   perf-series.sh refresh       checkout to a temporary tree, then export:
-#                                brings the series up to date with lib/
+#                                perf-glue.patch made again from perf-glue/
 #   perf-series.sh check         apply the series one patch at a time to
-#                                pristine tools/, check the injected files
-#                                against include/ and lib/, that export gives
-#                                perf-glue/ back, and that perf-glue.patch
-#                                gives the same tree as the series
+#                                pristine tools/, check that export gives
+#                                perf-glue/ back, that perf-glue.patch gives
+#                                the same tree as the series, and that no
+#                                file of lib/ or include/ is in it
 #   perf-series.sh build [N]     build perf (scripts/build-perf.sh) with the
 #                                first N patches, in build/perf-step-N; N
 #                                defaults to the patch that hooks into
 #                                util/symbol.c
+#   perf-series.sh build-each    build perf after each patch, one after the
+#                                other in one object directory
+#                                (build/perf-each)
 #   perf-series.sh port OLD NEW DIR
 #                                merge into DIR's work tree (3-way, by file)
 #                                what changed in the tree from the combined
 #                                patch OLD to NEW, e.g. perf-glue.patch before
 #                                and after a change made on another branch,
-#                                the injected files left out; list the
-#                                commit each changed file last came from
+#                                list the commit each changed file last came
+#                                from
 #   perf-series.sh test PERF     run PERF's 'Symbol providers' test
 #
 # Changing the perf side:
@@ -56,26 +57,6 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 series=$top/perf-glue
 combined=$top/perf-glue.patch
-
-# project file -> file in the kernel tree, added by one patch and left alone
-# by the others
-injected=(
-	"include/symprov.h tools/perf/include/perf/symprov.h"
-	"lib/symprov_buildid.c tools/perf/util/symprov/symprov_buildid.c"
-	"lib/symprov_buildid.h tools/perf/util/symprov/symprov_buildid.h"
-	"lib/symprov_list.c tools/perf/util/symprov/symprov_list.c"
-	"lib/symprov_list.h tools/perf/util/symprov/symprov_list.h"
-	"lib/symprov_loader.c tools/perf/util/symprov/symprov_loader.c"
-	"lib/symprov_loader.h tools/perf/util/symprov/symprov_loader.h"
-	"lib/symprov_memo.c tools/perf/util/symprov/symprov_memo.c"
-	"lib/symprov_memo.h tools/perf/util/symprov/symprov_memo.h"
-	"lib/symprov_verify.c tools/perf/util/symprov/symprov_verify.c"
-	"lib/symprov_verify.h tools/perf/util/symprov/symprov_verify.h"
-)
-
-# Where the ABI header was before the series: a copy of include/symprov.h
-# in the perf-glue.patch of the perf/ layout, left out by port.
-legacy_abi=tools/perf/util/symprov/symprov.h
 
 # Commits made here do not depend on who runs this, when, or their git
 # config: the same series gives the same commits and the same export.
@@ -163,33 +144,8 @@ make_base() {
 	g tag base
 }
 
-# Replace the injected files the commit HEAD adds by the project's, and
-# refuse a commit that changes one it did not add.
-inject() {
-	local entry src dst added changed
-
-	added=$(g diff-tree --no-commit-id --name-only -r --diff-filter=A HEAD)
-	changed=$(g diff-tree --no-commit-id --name-only -r --diff-filter=MD HEAD)
-	for entry in "${injected[@]}"; do
-		src=${entry%% *}
-		dst=${entry#* }
-		if grep -qxF "$dst" <<<"$changed"; then
-			die "$(g log -1 --format=%s) changes $dst: change $src instead"
-		fi
-		grep -qxF "$dst" <<<"$added" || continue
-		cmp -s "$top/$src" "$tree/$dst" && continue
-		cp "$top/$src" "$tree/$dst"
-		g add "$dst"
-		echo "perf-series.sh: $(g log -1 --format=%s): $dst from $src" >&2
-	done
-	if ! g diff --cached --quiet; then
-		GIT_COMMITTER_DATE=$(g log -1 --format=%aD) \
-			g commit -q --amend --no-edit --no-verify
-	fi
-}
-
-# Apply the series to the base in $tree, one commit per patch; $1 = inject
-# to take the injected files from the project.
+# Apply the series to the base in $tree, one commit per patch; $1 = check
+# to check each commit's message.
 apply_series() {
 	local mode=$1 p n=0
 
@@ -200,7 +156,6 @@ apply_series() {
 			cat "$tmp/am.log" >&2
 			die "${p#"$top"/} does not apply on top of the ones before"
 		}
-		[ "$mode" = inject ] && inject
 		[ "$mode" = check ] && check_commit "$p"
 	done < <(patches)
 	echo "$n" >"$tmp/count"
@@ -226,7 +181,7 @@ do_checkout() {
 
 	[ ! -e "$dir" ] || die "$dir exists"
 	make_base "$dir" Makefile arch include kernel lib scripts tools
-	apply_series inject
+	apply_series plain
 	g config branch.series.description "$(cover_text)"
 	echo "perf-series.sh: $(cat "$tmp/count") patches on top of base in $dir" >&2
 }
@@ -270,7 +225,6 @@ do_export() {
 	if ! g diff --quiet HEAD || ! g diff --cached --quiet; then
 		die "$dir has uncommitted changes"
 	fi
-	check_injected
 	format_series "$tmp/out"
 	mkdir -p "$series"
 	# unchanged files keep their time stamps, gone ones go
@@ -287,21 +241,6 @@ do_export() {
 	files=("$tmp/out"/*.patch)
 	echo "perf-series.sh: wrote ${series#"$top"/}/ (${#files[@]} files)" \
 		"and ${combined#"$top"/}" >&2
-}
-
-# The injected files of HEAD are the project's.
-check_injected() {
-	local entry src dst bad=0
-
-	for entry in "${injected[@]}"; do
-		src=${entry%% *}
-		dst=${entry#* }
-		if ! cmp -s "$top/$src" "$tree/$dst"; then
-			echo "perf-series.sh: $dst is not $src" >&2
-			bad=1
-		fi
-	done
-	[ $bad -eq 0 ] || die "the series is stale: run 'make perf-glue.patch'"
 }
 
 # What a patch needs to be reviewed: a subject in perf's style and a
@@ -324,8 +263,7 @@ do_check() {
 	n=$(cat "$tmp/count")
 	[ "$n" -gt 0 ] || die "no patch in ${series#"$top"/}"
 	echo "perf-series.sh: $n patches apply one after the other" >&2
-	check_injected
-	echo "perf-series.sh: the injected files are include/ and lib/'s" >&2
+	check_no_copy
 
 	# The series is in the form export writes: nothing is lost by a
 	# checkout and export.
@@ -351,7 +289,41 @@ do_check() {
 	diff -r --no-dereference "$tmp/pristine" "$tmp/series-tree" >&2 ||
 		die "${combined#"$top"/} and the series give different trees"
 	echo "perf-series.sh: ${combined#"$top"/} gives the series' tree" >&2
-	echo "perf series: $n patches, injected files current, combined patch equal"
+	echo "perf series: $n patches, no copy of lib/, combined patch equal"
+}
+
+# No file of lib/ or include/ is in the series, under any name: perf links
+# libsymprov instead.
+check_no_copy() {
+	local f added bad=0
+
+	added=$(g diff --name-only --diff-filter=A base HEAD)
+	for f in "$top"/lib/*.[ch] "$top"/include/*.h; do
+		while read -r a; do
+			[ -n "$a" ] || continue
+			if cmp -s "$f" "$tree/$a"; then
+				echo "perf-series.sh: $a is a copy of ${f#"$top"/}" >&2
+				bad=1
+			fi
+		done <<<"$added"
+	done
+	[ $bad -eq 0 ] || die "the series carries files of the project"
+	echo "perf-series.sh: no file of lib/ or include/ in the series" >&2
+}
+
+# Build perf after each patch, in one object directory: each step builds.
+do_build_each() {
+	local out=$top/build/perf-each p n=0 args=()
+
+	while read -r p; do
+		n=$((n + 1))
+		args+=(-a "$p")
+		echo "perf-series.sh: building perf with patches 1-$n," \
+			"up to ${p##*/}" >&2
+		bash "$top/scripts/build-perf.sh" -o "$out" "${args[@]}" ||
+			die "perf does not build with patches 1-$n (${p##*/})"
+	done < <(patches)
+	echo "perf series: perf builds after each of the $n patches"
 }
 
 # The first patch that changes util/symbol.c: where perf starts asking.
@@ -396,11 +368,6 @@ do_port() {
 		die "$old does not apply to base"
 	patch -p1 -s -F0 -N --no-backup-if-mismatch -r - -d "$tmp/new" <"$new" ||
 		die "$new does not apply to base"
-	# the injected files come from include/ and lib/, whatever they were
-	for entry in "${injected[@]}" "x $legacy_abi"; do
-		f=${entry#* }
-		rm -f "$tmp/old/$f" "$tmp/new/$f"
-	done
 	(cd "$tmp/old" && find . -type f; cd "$tmp/new" && find . -type f) |
 		sed 's|^\./||' | sort -u >"$tmp/files"
 	: >"$tmp/ported"
@@ -472,6 +439,10 @@ check)
 build)
 	[ $# -le 2 ] || usage
 	do_build "${2:-}"
+	;;
+build-each)
+	[ $# -eq 1 ] || usage
+	do_build_each
 	;;
 port)
 	[ $# -eq 4 ] || usage

@@ -204,7 +204,7 @@ lint:
 # valgrind, a short fuzz run, the patch's freshness, then the tests again
 # under ASan+UBSan, the threaded ones under TSan, and perf end to end.
 # (`make check` runs it once the packages are installed.)
-check-all: test check-privilege lint check-valgrind check-fuzz check-perf-glue \
+check-all: test check-privilege lint check-abi check-valgrind check-fuzz check-perf-glue \
 	check-install check-deb check-hostile check-fuzz-perf
 	$(MAKE) SAN=1 test
 	$(MAKE) TSAN=1 test-threads

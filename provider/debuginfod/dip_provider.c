@@ -241,7 +241,7 @@ static int dip_find(void *data, const struct symprov_request *host_req,
 		status = ans.status;
 		path = ans.path;
 		content = ans.content;
-		err = ans.error;
+		err = ans.err;
 		break;
 	case SYMPROV_MEMO_ALONE:
 		status = dip_fetch_content(st, &req, host_req, &path, &content,
@@ -253,7 +253,7 @@ static int dip_find(void *data, const struct symprov_request *host_req,
 		ans.status = status;
 		ans.path = path;
 		ans.content = content;
-		ans.error = err;
+		ans.err = err;
 		symprov_memo_end(&st->memo, &key, &ans);
 		break;
 	}

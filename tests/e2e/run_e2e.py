@@ -283,7 +283,7 @@ class Runner:
                           env=clean_env(self.fresh_home("preflight")),
                           check=False)
                 opts = [x for x in res.stdout.splitlines()
-                        if x.strip().startswith("symprov:")]
+                        if x.strip().startswith("libsymprov:")]
                 if not opts or not re.search(r"\[\s*on\s*\]", opts[0]):
                     why.append("%s has no symbol provider support (make "
                                "perf; --oracle-only for a stock perf)"

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """debian/: `dpkg-buildpackage -us -uc -b` on a copy of the source files,
-what the package holds, and that its symprov finds its providers by bare
-name in /usr/lib/<multiarch>/symprov (root: the package's files are laid
-over the system's with a read-only overlay in a private mount namespace;
-nothing is installed)."""
+the packages split as Debian splits a library (libsymprov1,
+libsymprov-dev, symprov-providers, symprov), what each holds and depends
+on, and that their symprov finds the providers by bare name in
+/usr/lib/<multiarch>/symprov (root: the packages' files are laid over the
+system's with a read-only overlay in a private mount namespace; nothing is
+installed)."""
 import os
 import shutil
 import subprocess
@@ -19,6 +21,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 from server_testcase import run_main  # noqa: E402
 
 TIMEOUT = 900
+PACKAGES = ('libsymprov1', 'libsymprov-dev', 'symprov-providers', 'symprov')
 
 
 def run(cmd, **kw):
@@ -71,10 +74,11 @@ class DebTest(unittest.TestCase):
                             check=True).stdout.strip()
         arch = run(['dpkg-architecture', '-qDEB_HOST_ARCH'],
                    check=True).stdout.strip()
-        cls.deb = os.path.join(cls.tmp, 'symprov_%s_%s.deb' % (
-            cls.version(src), arch))
+        cls.debs = {p: os.path.join(cls.tmp, '%s_%s_%s.deb' % (
+            p, cls.version(src), arch)) for p in PACKAGES}
         cls.root = os.path.join(cls.tmp, 'root')
-        run(['dpkg-deb', '-x', cls.deb, cls.root], check=True)
+        for deb in cls.debs.values():
+            run(['dpkg-deb', '-x', deb, cls.root], check=True)
 
     @staticmethod
     def version(src):
@@ -86,21 +90,46 @@ class DebTest(unittest.TestCase):
         if cls.tmp:
             shutil.rmtree(cls.tmp, ignore_errors=True)
 
+    def files(self, package):
+        return {f for f in run(['dpkg-deb', '-c', self.debs[package]],
+                               check=True).stdout.split()
+                if f.startswith('./') and not f.endswith('/')}
+
+    def depends(self, package):
+        return run(['dpkg-deb', '-f', self.debs[package], 'Depends'],
+                   check=True).stdout
+
     def test_contents(self):
-        files = set(run(['dpkg-deb', '-c', self.deb],
-                        check=True).stdout.split())
         lib = './usr/lib/%s/' % self.multiarch
-        for f in ('./usr/bin/symprov', './usr/include/symprov.h',
-                  lib + 'pkgconfig/symprov.pc',
-                  lib + 'symprov/libdebuginfodprov.so',
-                  lib + 'symprov/libbuildiddirprov.so',
-                  './usr/share/man/man1/symprov.1.gz',
-                  './usr/share/man/man7/symprov-provider.7.gz',
-                  './usr/share/doc/symprov/copyright'):
-            self.assertIn(f, files)
-        depends = run(['dpkg-deb', '-f', self.deb, 'Depends'],
-                      check=True).stdout
-        self.assertIn('libdebuginfod1', depends)
+        want = {
+            'libsymprov1': {lib + 'libsymprov.so.1',
+                            lib + 'libsymprov.so.1.0.0'},
+            'libsymprov-dev': {'./usr/include/libsymprov.h',
+                               './usr/include/symprov.h',
+                               lib + 'libsymprov.so',
+                               lib + 'pkgconfig/symprov.pc',
+                               './usr/share/man/man3/libsymprov.3.gz',
+                               './usr/share/man/man7/symprov-provider.7.gz'},
+            'symprov-providers': {lib + 'symprov/libdebuginfodprov.so',
+                                  lib + 'symprov/libbuildiddirprov.so'},
+            'symprov': {'./usr/bin/symprov',
+                        './usr/share/man/man1/symprov.1.gz'},
+        }
+        for package, files in want.items():
+            got = {f for f in self.files(package)
+                   if not f.startswith('./usr/share/doc/')}
+            self.assertEqual(got, files, package)
+            self.assertIn('./usr/share/doc/%s/copyright' % package,
+                          self.files(package))
+        # the library's SONAME, and its symbols file gives the dependency
+        res = run(['readelf', '-d', os.path.join(
+            self.root, lib, 'libsymprov.so.1.0.0')], check=True)
+        self.assertIn('Library soname: [libsymprov.so.1]', res.stdout)
+        self.assertIn('libsymprov1 (>= 0.2)', self.depends('symprov'))
+        self.assertIn('libelf1', self.depends('libsymprov1'))
+        self.assertIn('libdebuginfod1', self.depends('symprov-providers'))
+        self.assertNotIn('libsymprov1', self.depends('symprov-providers'))
+        self.assertIn('libsymprov1 (=', self.depends('libsymprov-dev'))
         with open(os.path.join(self.root, lib, 'pkgconfig',
                                'symprov.pc')) as f:
             pc = f.read()

@@ -10,12 +10,17 @@
   install with exactly `cc -shared -fPIC $(pkg-config --cflags symprov)
   siteindex.c -o libsiteindex.so`, then listed, checked and asked by the
   installed symprov.
-- Bare provider names found in the installed $(LIBDIR)/symprov without
-  LD_LIBRARY_PATH: by a build whose PREFIX is a temporary directory, and
+- An out-of-tree host: a 30-line C program built with `pkg-config
+  --cflags --libs symprov` alone against the DESTDIR install finds a
+  build ID through the installed providers.
+- Bare provider names found in the installed $(LIBDIR)/symprov, next to
+  libsymprov.so.1: by a build whose PREFIX is a temporary directory, and
   (root) by the DESTDIR install itself, its /usr/local bind-mounted over
   /usr/local in a private mount namespace, for symprov and for perf
   (a profile of a kernel that is "not installed", resolved through
-  libbuildiddirprov.so byte for byte as with --vmlinux).
+  libbuildiddirprov.so byte for byte as with --vmlinux).  The installed
+  programs find libsymprov where the dynamic loader looks: here, with
+  LD_LIBRARY_PATH, as after an install and ldconfig.
 """
 import os
 import re
@@ -113,9 +118,15 @@ class InstallTest(unittest.TestCase):
     def installed(self, *parts):
         return os.path.join(self.dest, PREFIX.lstrip('/'), *parts)
 
+    def lib_env(self, env=None):
+        """ENV (default plain_env()) finding the installed libsymprov."""
+        env = dict(env or plain_env())
+        env['LD_LIBRARY_PATH'] = self.installed('lib')
+        return env
+
     def symprov(self, *args, env=None, cwd=None):
         return subprocess.run([self.installed('bin', 'symprov')] +
-                              list(args), env=env or plain_env(), cwd=cwd,
+                              list(args), env=self.lib_env(env), cwd=cwd,
                               text=True, capture_output=True,
                               timeout=TIMEOUT)
 
@@ -131,10 +142,13 @@ class InstallTest(unittest.TestCase):
 
     def test_files(self):
         doc = 'share/doc/symprov/'
-        want = {'bin/symprov', 'include/symprov.h',
+        want = {'bin/symprov', 'include/symprov.h', 'include/libsymprov.h',
+                'lib/libsymprov.so.1.0.0', 'lib/libsymprov.so.1',
+                'lib/libsymprov.so',
                 'lib/symprov/libdebuginfodprov.so',
                 'lib/symprov/libbuildiddirprov.so',
                 'lib/pkgconfig/symprov.pc', 'share/man/man1/symprov.1',
+                'share/man/man3/libsymprov.3',
                 'share/man/man7/symprov-provider.7',
                 doc + 'README.md', doc + 'LICENSE', doc + 'PERF.md',
                 doc + 'RELIABILITY.md', doc + 'WRITING-A-PROVIDER.md',
@@ -146,12 +160,23 @@ class InstallTest(unittest.TestCase):
                           for f in want})
         self.assertTrue(os.access(self.installed('bin', 'symprov'),
                                   os.X_OK))
+        self.assertEqual(os.readlink(self.installed('lib',
+                                                    'libsymprov.so.1')),
+                         'libsymprov.so.1.0.0')
+        # installed, the command has no build tree's rpath
+        res = subprocess.run(['readelf', '-d', self.installed('bin',
+                                                              'symprov')],
+                             text=True, capture_output=True, timeout=60)
+        self.assertIn('[libsymprov.so.1]', res.stdout)
+        self.assertNotIn('PATH', res.stdout)
         with open(self.installed('include', 'symprov.h')) as f, \
                 open(os.path.join(REPO, 'include', 'symprov.h')) as g:
             self.assertEqual(f.read(), g.read())
 
     def test_man_pages_render(self):
         for page, words in (('man1/symprov.1', ('symprov check', 'EXIT')),
+                            ('man3/libsymprov.3', ('symprov_session_find',
+                                                   'LIBSYMPROV_1.0')),
                             ('man7/symprov-provider.7',
                              ('symprov_provider_entry', 'SYMPROV_HAS'))):
             path = self.installed('share', 'man', page)
@@ -172,7 +197,8 @@ class InstallTest(unittest.TestCase):
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertEqual(res.stdout.split(),
                          ['-I' + self.installed('include')])
-        self.assertEqual(self.pkg_config('--libs').stdout.strip(), '')
+        self.assertEqual(self.pkg_config('--libs').stdout.split(),
+                         ['-L' + self.installed('lib'), '-lsymprov'])
         self.assertEqual(self.pkg_config('--modversion').stdout.strip(),
                          make_version())
         self.assertEqual(self.pkg_config(
@@ -258,6 +284,38 @@ class InstallTest(unittest.TestCase):
         self.assertIn('kernel, a build ID that cannot exist: not found',
                       res.stdout)
 
+    # -- a host from outside the tree -------------------------------------
+
+    def test_out_of_tree_host(self):
+        work = os.path.join(self.tmp, 'host')
+        os.mkdir(work)
+        with open(os.path.join(work, 'host.c'), 'w') as f:
+            f.write(HOST_C)
+        self.assertLessEqual(HOST_C.count('\n'), 30)
+        env = plain_env(PKG_CONFIG_PATH=self.installed('lib', 'pkgconfig'),
+                        PKG_CONFIG_SYSROOT_DIR=self.dest)
+        res = subprocess.run(['sh', '-c', 'cc -Wall -Werror host.c -o host '
+                              '$(pkg-config --cflags --libs symprov)'],
+                             cwd=work, env=env, text=True,
+                             capture_output=True, timeout=120)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        tree = os.path.join(work, 'tree')
+        os.makedirs(os.path.join(tree, 'boot'))
+        vmlinux = make_elf(os.path.join(tree, 'boot', 'vmlinux-site'),
+                           BID_SITE)
+        env = self.lib_env(plain_env(SYMPROV_BUILDIDDIR_DIRS=tree))
+        res = subprocess.run([os.path.join(work, 'host'), BID_SITE],
+                             env=env, text=True, capture_output=True,
+                             timeout=120)
+        self.assertEqual((res.returncode, res.stdout), (0, vmlinux + '\n'),
+                         res.stderr)
+        # a build ID nobody has: not found, said so
+        res = subprocess.run([os.path.join(work, 'host'), BID_GONE],
+                             env=env, text=True, capture_output=True,
+                             timeout=120)
+        self.assertEqual(res.returncode, 1)
+        self.assertIn('no provider supplied the vmlinux', res.stderr)
+
     # -- bare names from $(LIBDIR)/symprov ----------------------------------
 
     def assert_lists_from(self, res, providerdir):
@@ -280,7 +338,8 @@ class InstallTest(unittest.TestCase):
         res = subprocess.run(
             [os.path.join(prefix, 'bin', 'symprov'), 'list', '--providers',
              'libbuildiddirprov.so:libdebuginfodprov.so'],
-            env=plain_env(), text=True, capture_output=True, timeout=60)
+            env=plain_env(LD_LIBRARY_PATH=os.path.join(prefix, 'lib')),
+            text=True, capture_output=True, timeout=60)
         self.assert_lists_from(res, os.path.join(prefix, 'lib', 'symprov'))
 
     def require_root(self):
@@ -292,11 +351,13 @@ class InstallTest(unittest.TestCase):
         self.require_root()
         res = in_mount_ns(self.dest, [
             '/usr/local/bin/symprov', 'list', '--providers',
-            'libbuildiddirprov.so:libdebuginfodprov.so'], plain_env())
+            'libbuildiddirprov.so:libdebuginfodprov.so'],
+            plain_env(LD_LIBRARY_PATH='/usr/local/lib'))
         self.assert_lists_from(res, '/usr/local/lib/symprov')
 
     def test_perf_finds_installed_provider(self):
-        """perf's loader has the default LIBDIR compiled in too."""
+        """perf with the installed libsymprov finds the providers next to
+        it, as the symprov command does."""
         self.require_root()
         perf = os.path.abspath(ARGS.perf)
         if not os.access(perf, os.X_OK):
@@ -330,22 +391,62 @@ class InstallTest(unittest.TestCase):
         self.assertEqual(ref.returncode, 0, ref.stderr)
         self.assertRegex(ref.stdout, r'\[k\] [a-z_]')
         env.update(PERF_SYMBOL_PROVIDERS='libbuildiddirprov.so',
-                   SYMPROV_BUILDIDDIR_DIRS=tree)
-        # the perf of `make perf` also looks in the tree's build/lib:
-        # hidden here, so that only the installed directory can answer
+                   SYMPROV_BUILDIDDIR_DIRS=tree,
+                   LD_LIBRARY_PATH='/usr/local/lib')
+        # the perf of `make perf` finds the tree's libsymprov, and the
+        # providers next to it, by its rpath: hidden here, so that only
+        # the installed ones can answer
         hide = os.path.join(REPO, 'build', 'lib')
-        # without the install the bare name is found nowhere...
-        if not os.path.exists('/usr/local/lib/symprov/libbuildiddirprov.so'):
-            res = in_mount_ns(None, report, env, hide=hide)
-            self.assertIn("symbol provider 'libbuildiddirprov.so' skipped",
-                          res.stderr)
-            self.assertNotEqual(res.stdout, ref.stdout)
+        # a libsymprov alone: the bare name is found nowhere...
+        alone = os.path.join(work, 'alone')
+        os.makedirs(alone)
+        shutil.copy2(os.path.join(BUILD, 'lib', 'libsymprov.so.1'), alone)
+        res = in_mount_ns(None, report, dict(env, LD_LIBRARY_PATH=alone),
+                          hide=hide)
+        self.assertIn("symbol provider 'libbuildiddirprov.so' skipped",
+                      res.stderr)
+        self.assertNotEqual(res.stdout, ref.stdout)
         # ...with it, the kernel resolves through the provider, by the
         # stand-in's build ID note under boot/
         res = in_mount_ns(self.dest, report, env, hide=hide)
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertNotIn('skipped', res.stderr)
         self.assertEqual(res.stdout, ref.stdout)
+
+
+# A host of libsymprov, with the installed buildiddir provider by its bare
+# name: what docs/LIBSYMPROV.md shows.
+HOST_C = r'''#include <stdio.h>
+#include <libsymprov.h>
+
+int main(int argc, char **argv)
+{
+	struct symprov_session_opts opts = {
+		.size = sizeof(opts),
+		.host_name = "host",
+		.providers = "libbuildiddirprov.so",
+	};
+	unsigned char id[SYMPROV_BUILD_ID_MAX];
+	struct symprov_find_opts req = { .size = sizeof(req), .build_id = id,
+					 .kind = SYMPROV_KIND_KERNEL };
+	struct symprov_answer ans = { .size = sizeof(ans) };
+	struct symprov_session *s = symprov_session_new(&opts);
+	const char *why;
+	char line[256];
+	int len = argc > 1 ? symprov_build_id_parse(argv[1], id, &why) : -1;
+
+	if (!s || len < 0 || symprov_session_load(s) <= 0)
+		return 2;
+	req.build_id_len = (unsigned int)len;
+	if (symprov_session_find(s, &req, &ans) == 0)
+		printf("%s\n", ans.path);
+	else if (symprov_answer_describe(line, sizeof(line), &req, &ans) > 0)
+		fprintf(stderr, "%s\n", line);
+	symprov_answer_fini(&ans);
+	symprov_session_free(s);
+	return ans.status != SYMPROV_FOUND;
+}
+'''
 
 
 def make_version():
