@@ -1,29 +1,38 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """Differential fuzz: mutants of a vmlinux the check accepts must not crash
-perf.
+perf; with --all, no mutant may.
 
-    fuzz_perf.py --build B [--perf PERF] [--seconds S] [--seed N]
-                 [--jobs 2] [--base VMLINUX]... [--all] [--workdir DIR]
+    fuzz_perf.py --build B [--perf PERF] [--seconds S] [--mutants N]
+                 [--seed N] [--jobs 2] [--base VMLINUX]... [--all]
+                 [--workdir DIR]
 
 Records a short profile with PERF (root) and builds the stand-in vmlinux
 of its kernel (tests/lib/vmlinux_fixture.py); --base adds other vmlinux
 files (a symbols-only copy of a distribution's, say), each with the
-profile moved to its build ID.  Then, until S seconds have passed, takes
-one structured mutation of a base (tests/lib/elf_mutate.py: one field of
-the ELF header, of a section header, of a symbol or of a note, or the last
-byte of a string table), runs the check symprov runs on every fetched
-file (B/tests/verify_elf) and, when it accepts the mutant, `perf report
---stdio --vmlinux=MUTANT` on the profile.  perf ending on a signal, or
-running past its timeout, is a gap in the check: the mutant is kept in
-build/fuzz/perf-gaps/ with the mutation that made it, and the run fails.  --all runs perf on the rejected mutants
-too, to count how many of those would have crashed it.  A base over 64
-MiB is mutated as its symbols-only copy (objcopy --only-keep-debug without
-.debug_*).
+profile moved to its build ID.  Then, until S seconds have passed or N
+mutants were made, takes one structured mutation of a base
+(tests/lib/elf_mutate.py: one field of the ELF header, of a section
+header, of a symbol or of a note, the last byte of a string table, or a
+table broken whole: a string table cut short, a symbol table's
+sh_entsize, a section made SHT_NOBITS), runs the check symprov runs on
+every fetched file (B/tests/verify_elf) and, when it accepts the mutant,
+`perf report --stdio --vmlinux=MUTANT` on the profile.  perf ending on a
+signal, or running past its timeout, is a gap in the check: the mutant is
+kept in build/fuzz/perf-gaps/ with the mutation that made it, and the run
+fails.
+
+--all runs perf on every mutant, the rejected ones too, and then any
+signal or timeout is a failure: the fuzz pointed at perf's own reading of
+a --vmlinux file, where each one is a perf bug; it is kept the same way.
+--mutants N makes a run repeatable: with a fixed --seed, the same N
+mutants whatever the machine's speed (S then only bounds a hang, and a
+run it cuts short fails).  A base over 64 MiB is mutated as its
+symbols-only copy (objcopy --only-keep-debug without .debug_*).
 
 Ends with the counts (mutants, accepted, perf runs, signals) and a
-"N passed, N failed" line; exit 0 when no accepted mutant crashed perf, 1
-when one did, 2 when it could not run.
+"N passed, N failed" line; exit 0 when no mutant that counts crashed
+perf, 1 when one did, 2 when it could not run.
 """
 import argparse
 import collections
@@ -124,33 +133,47 @@ class Fuzzer:
                 return
             what = 'timeout' if rc == 'timeout' else \
                 signal.Signals(-rc).name
+            self.counts['signals'] += 1
             if why:
                 self.counts['rejected, perf %s' % what] += 1
-                return
+                if not self.args.all:
+                    return
             # kept in build/, named with the mutation that made it
             os.makedirs(GAPS, exist_ok=True)
             keep = os.path.join(GAPS, 'gap-%d.elf' % len(self.gaps))
             shutil.copyfile(path, keep)
+            verdict = 'rejected (%s)' % why if why else 'accepted'
             with open(keep + '.txt', 'w') as f:
-                f.write('%s of %s (seed %d)\n' % (desc, base.name,
-                                                   base.seed))
+                f.write('%s of %s (seed %d), %s by the check; perf report '
+                        'ended with %s\n' % (desc, base.name, base.seed,
+                                             verdict, what))
             self.gaps.append(keep)
-            say('GAP: accepted %s of %s (seed %d), perf report ended with '
-                '%s; mutant kept as %s' % (desc, base.name, base.seed, what,
-                                           keep))
+            say('%s: %s %s of %s (seed %d), perf report ended with %s; '
+                'mutant kept as %s' % ('PERF BUG' if why else 'GAP', verdict,
+                                       desc, base.name, base.seed, what,
+                                       keep))
 
     def run(self, bases):
         """ARGS.jobs workers, each one mutant and one perf at a time."""
         deadline = time.monotonic() + self.args.seconds
         turn = itertools.count()
         errors = []
+        cut = []
 
         def work(job):
             path = os.path.join(self.work, 'mutant%d.elf' % job)
             try:
-                while time.monotonic() < deadline and not errors:
+                while not errors:
                     with self.lock:
-                        base = bases[next(turn) % len(bases)]
+                        n = next(turn)
+                        if self.args.mutants is not None and \
+                                n >= self.args.mutants:
+                            return
+                        if time.monotonic() >= deadline:
+                            if self.args.mutants is not None:
+                                cut.append(n)
+                            return
+                        base = bases[n % len(bases)]
                     self.one(base, path)
             except (E2EError, OSError, subprocess.SubprocessError) as e:
                 errors.append(e)
@@ -165,15 +188,24 @@ class Fuzzer:
             raise errors[0]
         c = self.counts
         say('%d mutants of %s in %d s: %d accepted by the check, %d perf '
-            'runs, %d accepted mutants ended perf on a signal or timeout'
+            'runs%s, %d signals or timeouts (%d of accepted mutants)'
             % (c['mutants'], ', '.join(b.name for b in bases),
-               self.args.seconds, c['accepted'], c['perf runs'],
-               len(self.gaps)))
+               time.monotonic() - deadline + self.args.seconds,
+               c['accepted'], c['perf runs'],
+               ' (every mutant: --all)' if self.args.all else '',
+               c['signals'], c['signals'] - sum(
+                   c[k] for k in c if k.startswith('rejected, perf'))))
         for k in sorted(k for k in c if k.startswith('rejected, perf')):
             say('%d rejected mutants: %s' % (c[k], k.split(', ', 1)[1]))
         for why, n in self.reasons.most_common():
             say('rejected %d: %s' % (n, why))
-        return not self.gaps
+        if cut:
+            say('FAILED: only %d of the %d mutants in %d s' % (
+                c['mutants'], self.args.mutants, self.args.seconds))
+        for keep in self.gaps:
+            with open(keep + '.txt') as f:
+                say('kept %s: %s' % (keep, f.read().strip()))
+        return not self.gaps and not cut
 
 
 def symbols_only(path, out):
@@ -194,7 +226,11 @@ def main():
     ap.add_argument('--build', default='build')
     ap.add_argument('--perf', default=os.path.join(REPO, 'build', 'perf',
                                                    'perf'))
-    ap.add_argument('--seconds', type=int, default=60)
+    ap.add_argument('--seconds', type=int, default=None,
+                    help='stop after S seconds (default 60; with '
+                    '--mutants, 3600: a bound on a hang, not the run)')
+    ap.add_argument('--mutants', type=int, default=None,
+                    help='stop after N mutants: a repeatable run')
     ap.add_argument('--seed', type=int, default=None,
                     help='default: from the time, printed (make check '
                     'passes a fixed one)')
@@ -203,10 +239,13 @@ def main():
     ap.add_argument('--jobs', type=int, default=2,
                     help='mutants checked and perf runs at once')
     ap.add_argument('--all', action='store_true',
-                    help='run perf on rejected mutants too')
+                    help='run perf on rejected mutants too, and fail on '
+                    'any signal')
     ap.add_argument('--workdir', help='kept; default: a temporary one, '
                     'removed unless a gap was found')
     args = ap.parse_args()
+    if args.seconds is None:
+        args.seconds = 60 if args.mutants is None else 3600
     args.build = os.path.abspath(args.build)
     why = vmlinux_fixture.cannot_run(args.perf)
     if not os.access(os.path.join(args.build, 'tests', 'verify_elf'),

@@ -214,12 +214,22 @@ def interesting(img, bits, current, rng):
     return [v & top for v in vals]
 
 
+# Sections a symbol loader reads besides the symbol and string tables:
+# perf synthesizes PLT symbols from these of a user-space object.
+PLT_SECTIONS = ('.plt', '.plt.got', '.plt.sec', '.rela.plt', '.rel.plt',
+                '.rela.dyn', '.dynsym', '.dynstr', '.dynamic')
+
+
 class Mutator:
     """Random single-field mutations of the parts symbol loaders read:
     the ELF header's section fields, the headers of the symbol and string
-    tables, of the section name table, of the note and of allocated
-    sections, symbol entries, note headers and the bytes at the end of
-    string tables."""
+    tables, of the section name table, of the note, of allocated sections
+    and of the PLT's sections, symbol entries, note headers and the bytes
+    at the end of string tables.  About one in four is a damage of a table's
+    header that breaks it as a whole: a string table cut short (sh_size
+    0, 1, 8, half, one less), a symbol table's sh_entsize (0, 1, 8, 16,
+    off by one, twice), or a section made SHT_NOBITS (as in a file of
+    `objcopy --only-keep-debug`)."""
 
     EHDR_FIELDS = ('e_shoff', 'e_shentsize', 'e_shnum', 'e_shstrndx',
                    'e_type', 'e_phoff', 'e_phnum', 'e_phentsize',
@@ -236,7 +246,8 @@ class Mutator:
             self.note = []
         named = [i for i, n in enumerate(img.names)
                  if n in ('.text', '.data', '.bss', '.rodata', '.notes',
-                          '.note.gnu.build-id', '.init.text', '.opd')]
+                          '.note.gnu.build-id', '.init.text', '.opd') +
+                 PLT_SECTIONS]
         self.sections = sorted(set(self.symtabs + self.strtabs + self.note +
                                    named + [img.shstrndx]))
 
@@ -245,7 +256,9 @@ class Mutator:
         img = ElfImage(self.img.data)
         rng = self.rng
         what = rng.choice(('ehdr', 'shdr', 'shdr', 'shdr', 'sym', 'sym',
-                           'note', 'strend'))
+                           'note', 'strend', 'table', 'table', 'table'))
+        if what == 'table':
+            return self._table(img)
         if what == 'ehdr':
             field = rng.choice(self.EHDR_FIELDS)
             cur = img.ehdr(field)
@@ -291,4 +304,30 @@ class Mutator:
             end = img.shdr(i, 'sh_offset') + img.shdr(i, 'sh_size') - 1
             img.set_byte(end, ord('A'))
             desc = 'section %d %s: last byte = "A"' % (i, img.names[i])
+        return desc, bytes(img.data)
+
+    def _table(self, img):
+        """(description, bytes) of a damage that breaks a table whole."""
+        rng = self.rng
+        kinds = ['nobits']
+        if self.strtabs:
+            kinds.append('strsize')
+        if self.symtabs:
+            kinds.append('entsize')
+        kind = rng.choice(kinds)
+        if kind == 'strsize':
+            i, field = rng.choice(self.strtabs), 'sh_size'
+            cur = img.shdr(i, field)
+            val = rng.choice((0, 1, 8, cur // 2, cur - 1))
+        elif kind == 'entsize':
+            i, field = rng.choice(self.symtabs), 'sh_entsize'
+            cur = img.shdr(i, field)
+            val = rng.choice((0, 1, 8, 16, cur - 1, cur + 1, cur * 2))
+        else:
+            i, field = rng.choice(self.sections), 'sh_type'
+            cur = img.shdr(i, field)
+            val = SHT_NOBITS
+        img.set_shdr(i, field, val)
+        desc = 'section %d %s: %s = %#x (was %#x)' % (
+            i, img.names[i], field, val, cur)
         return desc, bytes(img.data)
