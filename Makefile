@@ -76,7 +76,7 @@ LINK_LIBSYMPROV := -L$(B)/lib -lsymprov
 
 # The unit tests of its insides link its objects, hidden symbols too.
 LOADER_SRCS := lib/symprov_loader.c lib/symprov_list.c lib/symprov_memo.c \
-	lib/symprov_buildid.c lib/symprov_verify.c
+	lib/symprov_buildid.c lib/symprov_verify.c lib/symprov_request.c
 # A provider carries the helpers it needs, hidden: it exports its entry
 # point alone and needs no libsymprov.
 DIP_SRCS := $(wildcard provider/debuginfod/*.c) lib/symprov_buildid.c \

@@ -74,12 +74,11 @@ int batch_progress(struct symprov_session *s, struct symprov_batch *b,
 	return action;
 }
 
-/* Ask for @kind of @obj in @job's thread; true when found */
-static bool batch_ask(struct symprov_job *job, const struct symprov_object *obj,
-		      uint32_t kind)
+/* The request for @kind of @obj, in @fo and @req; 0 or -EINVAL */
+static int batch_request(struct symprov_batch *b,
+			 const struct symprov_object *obj, uint32_t kind,
+			 struct symprov_find_opts *fo, struct symprov_request *req)
 {
-	struct symprov_batch *b = job->batch;
-	struct symprov_session *s = b->s;
 	const struct symprov_find_opts in = {
 		.size = sizeof(in),
 		.kind = kind,
@@ -88,12 +87,23 @@ static bool batch_ask(struct symprov_job *job, const struct symprov_object *obj,
 		.flags = b->opts->flags & SYMPROV_FIND_WHOLE,
 		.dso_name = obj->name,
 	};
+
+	return session_request(&in, fo, req,
+			       session_content(b->s, kind, in.flags));
+}
+
+/* Ask for @kind of @obj in @job's thread; true when found */
+static bool batch_ask(struct symprov_job *job, const struct symprov_object *obj,
+		      uint32_t kind)
+{
+	struct symprov_batch *b = job->batch;
+	struct symprov_session *s = b->s;
 	struct symprov_find_opts fo;
 	struct symprov_request req;
 	struct symprov_answer ans;
 	struct stat st;
 
-	if (session_request(&in, &fo, &req, session_content(s, kind, in.flags)))
+	if (batch_request(b, obj, kind, &fo, &req))
 		return false;
 	pthread_mutex_lock(&b->lock);
 	job->req = &req;
@@ -169,21 +179,11 @@ static unsigned int batch_jobs(struct symprov_session *s, unsigned int jobs)
 /* One kernel: shown as the fetch of its file */
 static void batch_one(struct symprov_batch *b)
 {
-	const struct symprov_object *obj = b->objs;
-	const struct symprov_find_opts in = {
-		.size = sizeof(in),
-		.kind = obj->kind,
-		.build_id = obj->build_id,
-		.build_id_len = obj->build_id_len,
-		.flags = b->opts->flags & SYMPROV_FIND_WHOLE,
-		.dso_name = obj->name,
-	};
 	struct symprov_find_opts fo;
 	struct symprov_request req;
 	struct symprov_answer ans;
 
-	if (session_request(&in, &fo, &req,
-			    session_content(b->s, in.kind, in.flags)))
+	if (batch_request(b, b->objs, b->objs->kind, &fo, &req))
 		return;
 	session_ask(b->s, &fo, &req, &ans);
 	b->res.files = 1;

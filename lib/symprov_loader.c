@@ -23,6 +23,7 @@
 #include "symprov_list.h"
 #include "symprov_loader.h"
 #include "symprov_memo.h"
+#include "symprov_request.h"
 #include "symprov_verify.h"
 
 /*
@@ -732,12 +733,10 @@ int symprov_loader_find(struct symprov_loader *loader,
 			const struct symprov_request *req,
 			struct symprov_answer *ans)
 {
-	struct symprov_memo_key key = { 0 };
+	struct symprov_memo_key key;
 
 	memset(ans, 0, sizeof(*ans));
-	if (!req || req->size < offsetof(struct symprov_request, dso_name) ||
-	    !req->build_id || !req->build_id_len ||
-	    req->build_id_len > SYMPROV_BUILD_ID_MAX) {
+	if (symprov_request_check(req, NULL)) {
 		loader_log(&loader->host, SYMPROV_LOG_ERROR,
 			   "invalid symbol provider request");
 		ans->status = SYMPROV_UNAVAILABLE;
@@ -750,10 +749,8 @@ int symprov_loader_find(struct symprov_loader *loader,
 	if (symprov_loader_stopped(loader))
 		goto out;
 
-	key.kind = req->kind;
-	key.len = req->build_id_len;
-	memcpy(key.build_id, req->build_id, req->build_id_len);
 	/* The whole file, found earlier in the session, serves any need. */
+	symprov_memo_key_of(&key, req, SYMPROV_CONTENT_FULL);
 	if (SYMPROV_HAS(req, content) && req->content != SYMPROV_CONTENT_FULL &&
 	    symprov_memo_peek_found(&loader->session, &key, ans))
 		goto out;

@@ -47,6 +47,16 @@ symprov_memo_slot(struct symprov_memo *memo, const struct symprov_memo_key *key)
 	return pos;
 }
 
+void symprov_memo_key_of(struct symprov_memo_key *key,
+			 const struct symprov_request *req, uint32_t content)
+{
+	memset(key, 0, sizeof(*key));
+	key->kind = req->kind;
+	key->content = content;
+	key->len = req->build_id_len;
+	memcpy(key->build_id, req->build_id, req->build_id_len);
+}
+
 int symprov_memo_init(struct symprov_memo *memo, unsigned int keep)
 {
 	pthread_condattr_t attr;
@@ -88,25 +98,32 @@ void symprov_memo_fini(struct symprov_memo *memo)
 	pthread_mutex_destroy(&memo->lock);
 }
 
-/* A known answer for @e, or false to fetch it again. */
-static bool symprov_memo_answer(const struct symprov_memo_entry *e,
-				struct symprov_answer *ans)
+/*
+ * @e's answer, copied; a FOUND one's file is looked at by the caller, not
+ * under the lock: one slow path (NFS) would stall every thread.  False
+ * when out of memory.
+ */
+static bool symprov_memo_copy(const struct symprov_memo_entry *e,
+			      struct symprov_answer *ans)
 {
-	if (e->ans.status != SYMPROV_FOUND) {
-		*ans = e->ans;
-		ans->path = NULL;
-		return true;
-	}
-	/* The cached file may have been cleaned away since. */
-	if (access(e->ans.path, R_OK))
-		return false;
 	*ans = e->ans;
+	ans->path = NULL;
+	if (e->ans.status != SYMPROV_FOUND)
+		return true;
 	ans->path = strdup(e->ans.path);
-	if (!ans->path) {
+	if (!ans->path)
 		memset(ans, 0, sizeof(*ans));
-		return false;
-	}
-	return true;
+	return ans->path != NULL;
+}
+
+/* The cached file of a FOUND @ans may have been cleaned away since. */
+static bool symprov_memo_still_there(struct symprov_answer *ans)
+{
+	if (ans->status != SYMPROV_FOUND || !access(ans->path, R_OK))
+		return true;
+	free(ans->path);
+	memset(ans, 0, sizeof(*ans));
+	return false;
 }
 
 bool symprov_memo_peek_found(struct symprov_memo *memo,
@@ -120,9 +137,30 @@ bool symprov_memo_peek_found(struct symprov_memo *memo,
 	pthread_mutex_lock(&memo->lock);
 	e = *symprov_memo_slot(memo, key);
 	if (e && !e->in_flight && e->ans.status == SYMPROV_FOUND)
-		found = symprov_memo_answer(e, ans);
+		found = symprov_memo_copy(e, ans);
 	pthread_mutex_unlock(&memo->lock);
-	return found;
+	return found && symprov_memo_still_there(ans);
+}
+
+/* With the lock held: wait while another thread asks for @key */
+static int symprov_memo_wait(struct symprov_memo *memo,
+			     const struct symprov_memo_key *key,
+			     int (*wait_cb)(void *arg), void *arg,
+			     struct symprov_memo_entry ***pos)
+{
+	for (;;) {
+		struct timespec deadline;
+
+		*pos = symprov_memo_slot(memo, key);
+		if (!**pos || !(**pos)->in_flight)
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		deadline.tv_sec++;
+		if (pthread_cond_timedwait(&memo->done, &memo->lock,
+					   &deadline) == ETIMEDOUT &&
+		    wait_cb && wait_cb(arg))
+			return -ECANCELED;
+	}
 }
 
 int symprov_memo_begin(struct symprov_memo *memo,
@@ -132,29 +170,30 @@ int symprov_memo_begin(struct symprov_memo *memo,
 {
 	struct symprov_memo_entry **pos, *e;
 	int verdict = SYMPROV_MEMO_LEADER;
+	bool known;
 
 	memset(ans, 0, sizeof(*ans));
 	pthread_mutex_lock(&memo->lock);
 	for (;;) {
-		struct timespec deadline;
-
+		if (symprov_memo_wait(memo, key, wait_cb, arg, &pos)) {
+			verdict = SYMPROV_MEMO_GAVE_UP;
+			goto out;
+		}
+		e = *pos;
+		if (!e || !symprov_memo_copy(e, ans))
+			break;
+		pthread_mutex_unlock(&memo->lock);
+		known = symprov_memo_still_there(ans);
+		pthread_mutex_lock(&memo->lock);
+		if (known) {
+			verdict = SYMPROV_MEMO_ANSWER;
+			goto out;
+		}
+		/* gone: ask again, unless another thread does already */
 		pos = symprov_memo_slot(memo, key);
 		e = *pos;
 		if (!e || !e->in_flight)
 			break;
-		clock_gettime(CLOCK_MONOTONIC, &deadline);
-		deadline.tv_sec++;
-		if (pthread_cond_timedwait(&memo->done, &memo->lock,
-					   &deadline) == ETIMEDOUT &&
-		    wait_cb && wait_cb(arg)) {
-			verdict = SYMPROV_MEMO_GAVE_UP;
-			goto out;
-		}
-	}
-
-	if (e && symprov_memo_answer(e, ans)) {
-		verdict = SYMPROV_MEMO_ANSWER;
-		goto out;
 	}
 	if (!e) {
 		e = calloc(1, sizeof(*e));

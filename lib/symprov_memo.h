@@ -42,6 +42,10 @@ enum symprov_memo_verdict {
 
 #define SYMPROV_MEMO_KEEP(status) (1U << (status))
 
+/* The key of the answer to @req: its kind and build ID, and @content. */
+void symprov_memo_key_of(struct symprov_memo_key *key,
+			 const struct symprov_request *req, uint32_t content);
+
 /* @keep: the statuses to remember, others are forgotten once answered. */
 int symprov_memo_init(struct symprov_memo *memo, unsigned int keep);
 void symprov_memo_fini(struct symprov_memo *memo);

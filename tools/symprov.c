@@ -176,6 +176,27 @@ out:
 	return s;
 }
 
+bool cli_session_option(int c, struct symprov_session_opts *so,
+			const char **list, const char **content)
+{
+	switch (c) {
+	case 'p':
+		*list = optarg;
+		return true;
+	case 'D':
+		so->host_flags |= SYMPROV_HOST_NO_DEBUGINFOD;
+		return true;
+	case 'C':
+		so->host_flags |= SYMPROV_HOST_NO_BUILDID_CACHE;
+		return true;
+	case 'S':
+		*content = "symbols";
+		return true;
+	default:
+		return false;
+	}
+}
+
 int cli_usage_error(const char *fmt, const char *arg)
 {
 	fputs("symprov: ", stderr);
@@ -259,19 +280,9 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 				return cli_usage_error("unknown kind '%s'",
 						       optarg);
 			break;
-		case 'p':
-			list = optarg;
-			break;
-		case 'D':
-			so.host_flags |= SYMPROV_HOST_NO_DEBUGINFOD;
-			break;
-		case 'C':
-			so.host_flags |= SYMPROV_HOST_NO_BUILDID_CACHE;
-			break;
-		case 'S':
-			content = "symbols";
-			break;
 		default:
+			if (cli_session_option(c, &so, &list, &content))
+				break;
 			return cli_usage_error(
 				"find: unknown or incomplete option '%s'",
 				argv[optind - 1]);

@@ -34,6 +34,14 @@ void cli_log(void *data, int level, const char *provider, const char *msg);
 /* Ends a progress line on stderr; under the lock of stderr with threads. */
 void cli_end_progress(struct cli *cli);
 
+/*
+ * The options find and prefetch share, getopt's @c: --providers (-p),
+ * --no-debuginfod (D), --no-cache (C), --symbols-only (S).  True when @c
+ * is one of them.
+ */
+bool cli_session_option(int c, struct symprov_session_opts *so,
+			const char **list, const char **content);
+
 /* "symprov: " @fmt with @arg, a hint, and EXIT_USAGE. */
 int cli_usage_error(const char *fmt, const char *arg);
 

@@ -746,22 +746,12 @@ int symprov_prefetch_main(struct cli *cli, int argc, char **argv)
 					"--jobs '%s': a number from 1 to 64",
 					optarg);
 			break;
-		case 'p':
-			list = optarg;
-			break;
-		case 'D':
-			so.host_flags |= SYMPROV_HOST_NO_DEBUGINFOD;
-			break;
-		case 'C':
-			so.host_flags |= SYMPROV_HOST_NO_BUILDID_CACHE;
-			break;
-		case 'S':
-			content = "symbols";
-			break;
 		case 'F':
 			content = "full";
 			break;
 		default:
+			if (cli_session_option(c, &so, &list, &content))
+				break;
 			return cli_usage_error(
 				"prefetch: unknown or incomplete option '%s'",
 				argv[optind - 1]);

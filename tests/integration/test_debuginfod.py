@@ -7,7 +7,6 @@ this test links with chosen build IDs.  What the provider did on the wire
 is read from the server's own request counters (/metrics).
 """
 import os
-import pty
 import shutil
 import signal
 import subprocess
@@ -22,7 +21,8 @@ from elf_fixtures import (make_elf, make_module, make_program,  # noqa: E402
                           read_build_id, split_debug)
 from elf_mutate import ElfImage  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
-from server_testcase import ServerTestCase, run_main  # noqa: E402
+from server_testcase import (ServerTestCase, run_main,  # noqa: E402
+                             run_stderr_on_pty)
 
 BUILD = 'build'
 TIMEOUT = 120
@@ -202,27 +202,9 @@ class ProviderTest(ServerTestCase):
         self.assertNotIn('fetching', res.stderr)
         self.assertEqual(res.stderr, '')
 
-        master, slave = pty.openpty()
-        cmd = [symprov(), 'find', '--providers', 'libdebuginfodprov.so',
-               BID_EXEC]
-        try:
-            proc = subprocess.run(cmd, env=self.env(), stdout=subprocess.PIPE,
-                                  stderr=slave, text=True, timeout=TIMEOUT)
-            os.close(slave)
-            slave = None
-            seen = b''
-            while True:
-                try:
-                    chunk = os.read(master, 4096)
-                except OSError:  # EIO: the other side is closed
-                    break
-                if not chunk:
-                    break
-                seen += chunk
-        finally:
-            if slave is not None:
-                os.close(slave)
-            os.close(master)
+        proc, seen = run_stderr_on_pty(
+            [symprov(), 'find', '--providers', 'libdebuginfodprov.so',
+             BID_EXEC], env=self.env(), timeout=TIMEOUT)
         self.assertEqual(proc.returncode, 0)
         self.assertIn(b'debuginfod: fetching the vmlinux ' +
                       BID_EXEC[:12].encode(), seen)

@@ -13,7 +13,6 @@ on the tree ask nothing.  Damaged profiles, cut at every byte or with
 nonsense in each field, give one line and exit 1.
 """
 import os
-import pty
 import re
 import shutil
 import signal
@@ -32,7 +31,8 @@ from elf_fixtures import read_sections  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
 from minimal_perfdata import minimal  # noqa: E402
 from perfdata import HEADER_BUILD_ID, PerfData  # noqa: E402
-from server_testcase import ServerTestCase, run_main  # noqa: E402
+from server_testcase import (ServerTestCase, run_main,  # noqa: E402
+                             run_stderr_on_pty)
 
 BUILD = 'build'
 TIMEOUT = 120
@@ -454,30 +454,11 @@ class PrefetchTest(ServerTestCase):
         # a pipe: the summary alone
         self.assertEqual(len(res.stderr.splitlines()), 1, res.stderr)
         shutil.rmtree(self.tree)
-        master, slave = pty.openpty()
-        try:
-            proc = subprocess.run(
-                [symprov(), 'prefetch', '-i', self.profile, '--into',
-                 self.tree, '--providers', 'libdebuginfodprov.so',
-                 '--jobs', '1'],
-                env=self.env(DEBUGINFOD_CACHE_PATH=os.path.join(
-                    self.home, 'c2')), stdout=subprocess.PIPE, stderr=slave,
-                text=True, timeout=TIMEOUT)
-            os.close(slave)
-            slave = None
-            seen = b''
-            while True:
-                try:
-                    chunk = os.read(master, 4096)
-                except OSError:  # EIO: the other side is closed
-                    break
-                if not chunk:
-                    break
-                seen += chunk
-        finally:
-            if slave is not None:
-                os.close(slave)
-            os.close(master)
+        proc, seen = run_stderr_on_pty(
+            [symprov(), 'prefetch', '-i', self.profile, '--into',
+             self.tree, '--providers', 'libdebuginfodprov.so', '--jobs',
+             '1'], env=self.env(DEBUGINFOD_CACHE_PATH=os.path.join(
+                 self.home, 'c2')), timeout=TIMEOUT)
         self.assertEqual(proc.returncode, 0, seen)
         self.assertRegex(seen, rb'\rsymprov: prefetch: \d+ of 7 done, ')
         self.assertIn(b'\rsymprov: prefetch: 7 of 7 done, ', seen)

@@ -2,7 +2,9 @@
 """unittest base for tests against a real debuginfod, and their summary."""
 import argparse
 import os
+import pty
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -67,6 +69,31 @@ def copy_for_nobody(build, dest, files):
         for root, _dirs, _files in os.walk(dest):
             os.chmod(root, 0o755)
     return dest
+
+
+def run_stderr_on_pty(cmd, **kw):
+    """Run CMD with stderr on a pseudo-terminal, as a person sees it, and
+    stdout a pipe: (the CompletedProcess, all that stderr got, bytes)."""
+    master, slave = pty.openpty()
+    seen = b''
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=slave,
+                              text=True, **kw)
+        os.close(slave)
+        slave = None
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the other side is closed
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        if slave is not None:
+            os.close(slave)
+        os.close(master)
+    return proc, seen
 
 
 def run_suite(name, module, names=()):

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""A perf built from the series without libsymprov (NO_LIBSYMPROV=1)
+behaves as stock perf: on a profile of this machine recorded by stock
+perf, `perf report --stdio` of both is the same, byte for byte, with and
+without a provider list set, and neither loads libsymprov.
+
+    run_stock_equal.py --stock PERF --perf PERF [--workdir DIR]
+
+Needs root (perf record -a).  Prints PASS/FAIL lines and "N passed, N
+failed"; exit 0 when all passed.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
+sys.path.insert(0, HERE)
+
+from e2elib import clean_env  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--stock', required=True)
+    ap.add_argument('--perf', required=True)
+    ap.add_argument('--workdir')
+    args = ap.parse_args()
+    work = args.workdir or tempfile.mkdtemp(prefix='symprov-stock-')
+    os.makedirs(work, exist_ok=True)
+    home = os.path.join(work, 'home')
+    os.makedirs(home, exist_ok=True)
+    data = os.path.join(work, 'perf.data')
+    env = clean_env(home)
+    passed = failed = 0
+
+    def check(ok, what, detail=''):
+        nonlocal passed, failed
+        print('%s %s' % ('PASS' if ok else 'FAIL', what))
+        if not ok and detail:
+            print(detail[-3000:])
+        passed += bool(ok)
+        failed += not ok
+
+    rec = subprocess.run([args.stock, 'record', '-a', '-g', '-o', data,
+                          '--', 'sleep', '1'], env=env, text=True,
+                         capture_output=True, timeout=300)
+    if rec.returncode:
+        print('CANNOT RUN: perf record: ' + rec.stderr[-1000:])
+        print('0 passed, 1 failed')
+        return 1
+    for name, extra in (('no provider list', {}),
+                        ('PERF_SYMBOL_PROVIDERS set',
+                         {'PERF_SYMBOL_PROVIDERS': 'libdebuginfodprov.so'})):
+        out = {}
+        for perf in (args.stock, args.perf):
+            res = subprocess.run([perf, 'report', '--stdio', '--sort',
+                                  'dso,sym', '-i', data],
+                                 env=dict(env, **extra), text=True,
+                                 capture_output=True, timeout=600)
+            out[perf] = (res.returncode, res.stdout, res.stderr)
+        a, b = out[args.stock], out[args.perf]
+        check(a[0] == 0 and '[k]' in a[1] and a == b,
+              '%s: the report equals stock perf\'s (%d lines)' % (
+                  name, a[1].count('\n')),
+              'stock:\n%s\n%s\nno libsymprov:\n%s\n%s' % (
+                  a[1][-1500:], a[2], b[1][-1500:], b[2]))
+    res = subprocess.run(['readelf', '-d', args.perf], text=True,
+                         capture_output=True, timeout=60)
+    check(res.returncode == 0 and 'libsymprov' not in res.stdout,
+          'perf without libsymprov does not link it')
+    print('%d passed, %d failed' % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
