@@ -111,7 +111,9 @@ static bool batch_ask(struct symprov_job *job, const struct symprov_object *obj,
 	} else {
 		ans.content = req.content;
 	}
-	ans.action = ans.status == SYMPROV_CANCELLED ? b->res.action : 0;
+	ans.action = ans.status == SYMPROV_CANCELLED ?
+			     session_cancel_action(s, b->res.action) :
+			     SYMPROV_PROGRESS_CONTINUE;
 	pthread_mutex_unlock(&b->lock);
 
 	ans.first = session_tell_once(s, &req, &ans);

@@ -434,6 +434,13 @@ int session_loader_find(struct symprov_session *s,
 	return symprov_loader_find(s->loader, req, ans);
 }
 
+int session_cancel_action(struct symprov_session *s, int action)
+{
+	if (s->cancelled || (s->loader && symprov_loader_stopped(s->loader)))
+		return SYMPROV_PROGRESS_STOP;
+	return action ? action : SYMPROV_PROGRESS_SKIP;
+}
+
 /* The negative errno of a status, as the functions of libsymprov.h say */
 static int status_err(int status)
 {
@@ -501,7 +508,7 @@ void session_ask(struct symprov_session *s,
 	if (ans->status != SYMPROV_FOUND)
 		ans->content = req->content; /* what was asked for */
 	ans->action = ans->status == SYMPROV_CANCELLED ?
-			      (s->cancelled ? SYMPROV_PROGRESS_STOP : s->action) :
+			      session_cancel_action(s, s->action) :
 			      SYMPROV_PROGRESS_CONTINUE;
 	s->what = NULL;
 	ans->first = session_tell_once(s, req, ans);
