@@ -218,7 +218,9 @@ static int batch_run(struct symprov_batch *b)
 	snprintf(b->what, sizeof(b->what), "0 of %zu objects", b->nr);
 	s->what = b->what;
 	s->batch = b;
-	session_progress(s, SYMPROV_FETCH_BEGIN, NULL, NULL, 0, 0);
+	/* a key at once: no object is asked for */
+	b->res.action =
+		session_progress(s, SYMPROV_FETCH_BEGIN, NULL, NULL, 0, 0);
 	for (i = 0; i < b->nr_jobs; i++) {
 		b->jobs[i].batch = b;
 		if (pthread_create(&b->jobs[i].thread, NULL, batch_worker,

@@ -204,6 +204,9 @@ int session_progress(struct symprov_session *s, uint32_t phase,
 	if (action != SYMPROV_PROGRESS_CONTINUE &&
 	    action != SYMPROV_PROGRESS_STOP)
 		action = SYMPROV_PROGRESS_SKIP;
+	/* at any phase: as symprov_session_cancel() */
+	if (action == SYMPROV_PROGRESS_STOP)
+		s->cancelled = 1;
 	if (action && !s->action)
 		s->action = action;
 	return action;
@@ -502,8 +505,11 @@ void session_ask(struct symprov_session *s,
 		     noun, hex);
 	s->what = what;
 	s->action = SYMPROV_PROGRESS_CONTINUE;
-	session_progress(s, SYMPROV_FETCH_BEGIN, NULL, NULL, 0, 0);
-	session_loader_find(s, req, ans);
+	if (session_progress(s, SYMPROV_FETCH_BEGIN, NULL, NULL, 0, 0) ==
+	    SYMPROV_PROGRESS_CONTINUE)
+		session_loader_find(s, req, ans);
+	else
+		ans->status = SYMPROV_CANCELLED;
 	session_progress(s, SYMPROV_FETCH_END, NULL, NULL, 0, 0);
 	if (ans->status != SYMPROV_FOUND)
 		ans->content = req->content; /* what was asked for */
