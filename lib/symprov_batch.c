@@ -121,7 +121,9 @@ static bool batch_ask(struct symprov_job *job, const struct symprov_object *obj,
 	} else {
 		ans.content = req.content;
 	}
-	ans.action = ans.status == SYMPROV_CANCELLED ? b->res.action : 0;
+	ans.action = ans.status == SYMPROV_CANCELLED ?
+			     session_cancel_action(s, b->res.action) :
+			     SYMPROV_PROGRESS_CONTINUE;
 	pthread_mutex_unlock(&b->lock);
 
 	ans.first = session_tell_once(s, &req, &ans);
@@ -216,7 +218,9 @@ static int batch_run(struct symprov_batch *b)
 	snprintf(b->what, sizeof(b->what), "0 of %zu objects", b->nr);
 	s->what = b->what;
 	s->batch = b;
-	session_progress(s, SYMPROV_FETCH_BEGIN, NULL, NULL, 0, 0);
+	/* a key at once: no object is asked for */
+	b->res.action =
+		session_progress(s, SYMPROV_FETCH_BEGIN, NULL, NULL, 0, 0);
 	for (i = 0; i < b->nr_jobs; i++) {
 		b->jobs[i].batch = b;
 		if (pthread_create(&b->jobs[i].thread, NULL, batch_worker,

@@ -204,6 +204,9 @@ int session_progress(struct symprov_session *s, uint32_t phase,
 	if (action != SYMPROV_PROGRESS_CONTINUE &&
 	    action != SYMPROV_PROGRESS_STOP)
 		action = SYMPROV_PROGRESS_SKIP;
+	/* at any phase: as symprov_session_cancel() */
+	if (action == SYMPROV_PROGRESS_STOP)
+		s->cancelled = 1;
 	if (action && !s->action)
 		s->action = action;
 	return action;
@@ -434,6 +437,13 @@ int session_loader_find(struct symprov_session *s,
 	return symprov_loader_find(s->loader, req, ans);
 }
 
+int session_cancel_action(struct symprov_session *s, int action)
+{
+	if (s->cancelled || (s->loader && symprov_loader_stopped(s->loader)))
+		return SYMPROV_PROGRESS_STOP;
+	return action ? action : SYMPROV_PROGRESS_SKIP;
+}
+
 /* The negative errno of a status, as the functions of libsymprov.h say */
 static int status_err(int status)
 {
@@ -495,13 +505,16 @@ void session_ask(struct symprov_session *s,
 		     noun, hex);
 	s->what = what;
 	s->action = SYMPROV_PROGRESS_CONTINUE;
-	session_progress(s, SYMPROV_FETCH_BEGIN, NULL, NULL, 0, 0);
-	session_loader_find(s, req, ans);
+	if (session_progress(s, SYMPROV_FETCH_BEGIN, NULL, NULL, 0, 0) ==
+	    SYMPROV_PROGRESS_CONTINUE)
+		session_loader_find(s, req, ans);
+	else
+		ans->status = SYMPROV_CANCELLED;
 	session_progress(s, SYMPROV_FETCH_END, NULL, NULL, 0, 0);
 	if (ans->status != SYMPROV_FOUND)
 		ans->content = req->content; /* what was asked for */
 	ans->action = ans->status == SYMPROV_CANCELLED ?
-			      (s->cancelled ? SYMPROV_PROGRESS_STOP : s->action) :
+			      session_cancel_action(s, s->action) :
 			      SYMPROV_PROGRESS_CONTINUE;
 	s->what = NULL;
 	ans->first = session_tell_once(s, req, ans);

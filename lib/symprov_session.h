@@ -71,6 +71,13 @@ bool session_tell_once(struct symprov_session *s,
 		       const struct symprov_request *req,
 		       const struct symprov_answer *ans);
 
+/*
+ * The key that cancelled an answer, @action that of its fetch: STOP once
+ * the session is stopped; else one cancelled by an earlier key (its build
+ * ID or, after a prefetch, its kind skipped) was skipped
+ */
+int session_cancel_action(struct symprov_session *s, int action);
+
 /* The host's progress callback, serialized; returns its action */
 int session_progress(struct symprov_session *s, uint32_t phase,
 		     const char *what, const char *provider, uint64_t done,

@@ -81,7 +81,8 @@ def main():
     env = dict(os.environ, SYMPROV_TEST_PROVIDERS=os.path.join(
         build, 'tests', 'providers'))
     for t in ('test_loader', 'test_symprov_memo', 'test_symprov_verify', 'test_list',
-              'test_buildid', 'test_struct', 'test_buildiddir'):
+              'test_buildid', 'test_struct', 'test_buildiddir',
+              'test_session'):
         results.append(check(t, [os.path.join(build, 'tests', t)], env))
 
     tmp = tempfile.mkdtemp(prefix='symprov-vg-')

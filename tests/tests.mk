@@ -49,6 +49,24 @@ UNIT_TESTS := test_loader test_struct test_buildid test_list test_symprov_memo \
 UNIT_TESTS += test_buildiddir
 UNIT_BINS := $(patsubst %,$(B)/tests/%,$(UNIT_TESTS))
 
+# test_session is a host: it links libsymprov.so as one does and includes
+# libsymprov.h alone.  Its providers find a copy of it, by its known build
+# ID, and test_symprov_verify's module look-alike.
+UNIT_TESTS += test_session
+SESSION_TEST := $(B)/tests/test_session
+TEST_SESSION_BUILD_ID := 5e5510000000000000000000000000000000c0de
+$(call obj,tests/unit/test_session.c): \
+	ALL_CPPFLAGS = -Iinclude $(CPPFLAGS) \
+		-DTEST_BUILD_ID='"$(TEST_SESSION_BUILD_ID)"' \
+		-DTEST_MODULE='"$(abspath $(B))/tests/module.ko"' \
+		-DTEST_MODULE_BUILD_ID='"$(TEST_MODULE_BUILD_ID)"'
+$(SESSION_TEST): $(call obj,tests/unit/test_session.c) $(B)/tests/module.ko \
+	| $(LIBSYMPROV)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) $(TREE_RPATH) \
+		-Wl,--build-id=0x$(TEST_SESSION_BUILD_ID) -o $@ \
+		$(filter %.o,$^) $(LINK_LIBSYMPROV) -lcmocka -lpthread
+
 $(B)/tests/test_loader: $(call obj,tests/unit/test_loader.c $(LOADER_SRCS))
 # test_loader's providers find itself, by its known build ID.
 TEST_LOADER_BUILD_ID := abcdef0000000000000000000000000000000000
@@ -125,7 +143,8 @@ $(B)/tests/verify_elf: $(call obj,tests/fuzz/verify_elf.c lib/symprov_verify.c l
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lelf -lpthread
 
-TEST_DEPS := all $(TP_LIBS) $(UNIT_BINS) $(B)/tests/concurrent_find \
+TEST_DEPS := all $(TP_LIBS) $(UNIT_BINS) $(SESSION_TEST) \
+	$(B)/tests/concurrent_find \
 	$(B)/tests/verify_elf
 
 check-unit: $(TEST_DEPS)
@@ -175,7 +194,8 @@ test: check-unit check-integration check-faults
 
 # The tests with threads, for TSAN=1.
 test-threads: $(TEST_DEPS)
-	@$(PYTHON) tests/run_unit.py $(B) test_symprov_memo test_buildiddir
+	@$(PYTHON) tests/run_unit.py $(B) test_symprov_memo test_buildiddir \
+		test_session
 	@$(PYTHON) tests/integration/test_debuginfod.py --build $(B) \
 		ProviderTest.test_threads_share_one_download
 	@$(PYTHON) tests/integration/test_prefetch.py --build $(B) \
