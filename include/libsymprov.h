@@ -31,7 +31,8 @@
  * of symprov.h, so that a host built against an older header keeps
  * working, and one that sets fields this library does not know is told
  * so (-EINVAL).  Zero-initialize them.  Strings passed in are copied.
- * Callbacks may come from any thread, one at a time per session.
+ * Callbacks may come from any thread: log() and progress() one at a time
+ * per session, a prefetch's answered() from each of its threads at once.
  *
  * Versions.  The library's symbols are tagged LIBSYMPROV_1.0 and later
  * LIBSYMPROV_1.x in its version script; nothing is ever removed or

@@ -233,6 +233,7 @@ static int batch_run(struct symprov_batch *b)
 		batch_worker(&b->jobs[0]);
 	for (i = 0; i < started; i++)
 		pthread_join(b->jobs[i].thread, NULL);
+	snprintf(b->what, sizeof(b->what), "%zu of %zu objects", b->next, b->nr);
 	session_progress(s, SYMPROV_FETCH_END, NULL, NULL, 0, 0);
 	s->batch = NULL;
 	s->what = NULL;

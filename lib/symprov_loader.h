@@ -74,9 +74,9 @@ size_t symprov_loader_nr_providers(const struct symprov_loader *loader);
  * ans->source names the provider.  The file is a regular one that
  * symprov_verify_kind() accepted for the kind and build ID asked for: one a
  * provider returns that is not gets a warning, and counts as that
- * provider's SYMPROV_UNAVAILABLE (detail EBADMSG).  Otherwise the overall
- * status, with ans->source and ans->error the provider that gave it and
- * its detail (a positive errno, 0 if none): SYMPROV_CANCELLED when the
+ * provider's SYMPROV_UNAVAILABLE (detail -EBADMSG).  Otherwise the overall
+ * status, with ans->source and ans->err the provider that gave it and its
+ * detail (a negative errno, 0 if none): SYMPROV_CANCELLED when the
  * request was skipped or the session stopped, SYMPROV_UNAVAILABLE when
  * any provider failed transiently, SYMPROV_NOT_FOUND when at least one
  * provider gave an authoritative miss, SYMPROV_DISABLED when every

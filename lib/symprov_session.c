@@ -527,8 +527,11 @@ int symprov_session_find(struct symprov_session *s,
 	struct symprov_answer ans = { .status = SYMPROV_UNAVAILABLE };
 	struct symprov_find_opts fo;
 	struct symprov_request r;
-	int err;
+	int err = -EINVAL;
 
+	/* nothing asked for a host that cannot take the answer */
+	if (!ans_out || ans_out->size < sizeof(*ans_out))
+		goto out;
 	err = session_request(req, &fo, &r, 0);
 	if (err)
 		goto out;
