@@ -220,7 +220,8 @@ static int dip_fetch_alone(struct dip_client_pool *pool,
 	 * file in the cache asks no server: writing the log would be a
 	 * quarter of the lookup, and a miss now would be no 404 to trust.
 	 */
-	cached = !(env && *env) && dip_cache_landing(hex, t->what) == 2;
+	cached = !(env && *env) &&
+		 dip_cache_entry(hex, t->what) == DIP_ENTRY_FILE;
 	if (!cached)
 		vfd = memfd_create("dip-verbose", MFD_CLOEXEC);
 	if (vfd >= 0)
@@ -296,7 +297,7 @@ static int dip_fetch_alone(struct dip_client_pool *pool,
 		if (fd >= 0)
 			close(fd);
 		free(file);
-		if (dip_cache_forget_miss(hex, t->what) > 0)
+		if (dip_cache_forget_miss(hex, t->what))
 			dip_log(host, SYMPROV_LOG_DEBUG,
 				"%s %s: cancelled, dropped the miss libdebuginfod cached for it",
 				hex, t->what);
@@ -362,7 +363,7 @@ int dip_fetch_target(struct dip_client_pool *pool,
 	 * answers.  Held until the file is checked: a waiter never sees one
 	 * that is about to be removed.
 	 */
-	if (dip_cache_landing(hex, t->what) == 2 ||
+	if (dip_cache_entry(hex, t->what) == DIP_ENTRY_FILE ||
 	    !dip_lock_take(&lock, host, host_req, hex, t->what))
 		status = dip_fetch_alone(pool, host, req, host_req, t, hex,
 					 path, fdp, err);

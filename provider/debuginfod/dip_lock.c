@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +57,7 @@ static time_t dip_lock_now(void)
 	return ts.tv_sec;
 }
 
-/* The lock file, made with its directory if need be, or -1. */
+/* The lock file, its directory made if need be: a descriptor, or -errno. */
 static int dip_lock_open(const char *path, const char *hex)
 {
 	const int flags = O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
@@ -64,7 +65,7 @@ static int dip_lock_open(const char *path, const char *hex)
 
 	if (fd < 0 && errno == ENOENT && !dip_cache_mkdir(hex))
 		fd = open(path, flags, 0600);
-	return fd;
+	return fd < 0 ? -errno : fd;
 }
 
 /* Locked @fd is the file @path names: its holder did not remove it. */
@@ -83,7 +84,7 @@ int dip_lock_take(struct dip_lock *l, const struct symprov_host *host,
 	const struct timespec pause = { 0, DIP_LOCK_POLL_MS * 1000000L };
 	long patience = dip_lock_patience();
 	time_t quiet_since = dip_lock_now();
-	long long bytes = -1, now;
+	long long bytes = LLONG_MIN, now; /* none read yet */
 	char name[NAME_MAX + 1];
 	bool waiting = false;
 	int n, fd = -1, ret = 0;

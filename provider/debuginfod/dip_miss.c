@@ -129,10 +129,10 @@ bool dip_miss_wait_landing(const struct symprov_host *host,
 
 	/* 5 s at most, and as long as the user lets us */
 	for (i = 0; i < 100; i++) {
-		int state = dip_cache_landing(hex, type);
+		enum dip_entry entry = dip_cache_entry(hex, type);
 
-		if (state != 1)
-			return state == 2;
+		if (entry != DIP_ENTRY_LANDING)
+			return entry == DIP_ENTRY_FILE;
 		if (host->progress && host->progress(host->data, req, 0, 0) !=
 					      SYMPROV_PROGRESS_CONTINUE)
 			return false;

@@ -14,6 +14,7 @@ struct dip_client_pool {
 	size_t max_idle;
 };
 
+/* An empty pool: 0, or a negative errno. */
 int dip_client_pool_init(struct dip_client_pool *pool);
 void dip_client_pool_fini(struct dip_client_pool *pool);
 
