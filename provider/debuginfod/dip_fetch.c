@@ -2,8 +2,9 @@
 /*
  * One query through libdebuginfod: it does the HTTP, the server list, the
  * retries, the limits (DEBUGINFOD_TIMEOUT, _MAXTIME, _MAXSIZE) and the
- * client cache; this adds the check of what came back, the mapping of
- * errors onto symprov statuses and the host's progress and cancellation.
+ * client cache; this adds the check of what came back, a miss told from a
+ * failure (a negative errno, dip_fetch.h) and the host's progress and
+ * cancellation.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create */
@@ -54,7 +55,7 @@ struct dip_query {
 	const struct symprov_request *req;
 	const struct dip_target *target;
 	bool cancelled;
-	int limit; /* EFBIG: cancelled by us, over DEBUGINFOD_MAXSIZE */
+	int limit; /* -EFBIG: cancelled by us, over DEBUGINFOD_MAXSIZE */
 	long maxsize;
 	int vfd; /* the verbose log, or -1 */
 	bool whole; /* cancelled by us: a section query turned into a file's */
@@ -105,7 +106,7 @@ static int dip_progressfn(debuginfod_client *client, long done, long total)
 	 * counts loops, far under any sensible size.)
 	 */
 	if (q->maxsize > 0 && total <= 0 && done > q->maxsize) {
-		q->limit = EFBIG;
+		q->limit = -EFBIG;
 		return 1;
 	}
 	/* libdebuginfod passes the winning server's Content-Length */
@@ -113,7 +114,7 @@ static int dip_progressfn(debuginfod_client *client, long done, long total)
 		q->length = total;
 	if (q->target->max &&
 	    (total > q->target->max || done > q->target->max)) {
-		q->limit = EFBIG;
+		q->limit = -EFBIG;
 		return 1;
 	}
 	if (!q->host->progress)
@@ -124,19 +125,6 @@ static int dip_progressfn(debuginfod_client *client, long done, long total)
 	if (action != SYMPROV_PROGRESS_CONTINUE)
 		q->cancelled = true;
 	return q->cancelled;
-}
-
-/* Not found is authoritative only when a server said so (404). */
-static int dip_status_of(int rc)
-{
-	switch (rc) {
-	case -ENOENT:
-		return SYMPROV_NOT_FOUND;
-	case -ENOSYS: /* no server configured */
-		return SYMPROV_DISABLED;
-	default:
-		return SYMPROV_UNAVAILABLE;
-	}
 }
 
 /* The body's size, as the debuginfod server announced it, or -1. */
@@ -177,11 +165,11 @@ static int dip_query_once(debuginfod_client *client, const struct dip_target *t,
 int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	      const struct symprov_request *req,
 	      const struct symprov_request *host_req, enum dip_type type,
-	      char **path, int *err)
+	      char **path)
 {
 	struct dip_target t = { .type = type, .what = dip_type_str(type) };
 
-	return dip_fetch_target(pool, host, req, host_req, &t, path, NULL, err);
+	return dip_fetch_target(pool, host, req, host_req, &t, path, NULL);
 }
 
 /* dip_fetch_target() of @hex, req's build ID, once no other process does. */
@@ -190,7 +178,7 @@ static int dip_fetch_alone(struct dip_client_pool *pool,
 			   const struct symprov_request *req,
 			   const struct symprov_request *host_req,
 			   const struct dip_target *t, const char *hex,
-			   char **path, int *fdp, int *err)
+			   char **path, int *fdp)
 {
 	struct dip_query q = { .host = host,
 			       .req = host_req,
@@ -210,10 +198,8 @@ static int dip_fetch_alone(struct dip_client_pool *pool,
 	q.maxsize = env ? strtol(env, NULL, 10) : 0;
 	env = getenv("DEBUGINFOD_VERBOSE");
 	client = dip_client_get(pool);
-	if (!client) {
-		*err = ENOMEM;
-		return SYMPROV_UNAVAILABLE;
-	}
+	if (!client)
+		return -ENOMEM;
 	/*
 	 * The log tells a 5xx from a 404 (dip_miss.c); a user who asked
 	 * for it (DEBUGINFOD_VERBOSE) still gets it, after the query.  A
@@ -274,24 +260,21 @@ static int dip_fetch_alone(struct dip_client_pool *pool,
 		dip_cache_forget_miss(hex, "executable");
 		dip_log(host, SYMPROV_LOG_DEBUG,
 			"%s %s: the server serves no sections", hex, t->what);
-		*err = EOPNOTSUPP;
-		return SYMPROV_NOT_FOUND;
+		return -EOPNOTSUPP;
 	}
 	if (q.limit && !q.cancelled) {
 		if (fd >= 0)
 			close(fd);
 		free(file);
 		dip_cache_forget_miss(hex, t->what);
-		*err = q.limit;
-		return SYMPROV_UNAVAILABLE;
+		return q.limit;
 	}
 	if (transient) {
 		/* Not a statement that the file does not exist: forget it. */
 		dip_cache_forget_miss(hex, t->what);
-		*err = EAGAIN;
 		dip_log(host, SYMPROV_LOG_DEBUG,
 			"%s %s: server error, not a miss", hex, t->what);
-		return SYMPROV_UNAVAILABLE;
+		return -EAGAIN;
 	}
 	if (q.cancelled) {
 		if (fd >= 0)
@@ -301,13 +284,12 @@ static int dip_fetch_alone(struct dip_client_pool *pool,
 			dip_log(host, SYMPROV_LOG_DEBUG,
 				"%s %s: cancelled, dropped the miss libdebuginfod cached for it",
 				hex, t->what);
-		return SYMPROV_CANCELLED;
+		return -ECANCELED;
 	}
 	if (fd < 0) {
-		*err = -fd;
 		dip_log(host, SYMPROV_LOG_DEBUG, "%s %s: %s", hex, t->what,
 			strerror(-fd));
-		return dip_status_of(fd);
+		return fd;
 	}
 
 	/*
@@ -333,30 +315,27 @@ static int dip_fetch_alone(struct dip_client_pool *pool,
 		if (file)
 			unlink(file);
 		free(file);
-		*err = EBADMSG;
-		return SYMPROV_UNAVAILABLE;
+		return -EBADMSG;
 	}
 	if (fdp)
 		*fdp = fd;
 	else
 		close(fd);
 	*path = file;
-	return SYMPROV_FOUND;
+	return 0;
 }
 
 int dip_fetch_target(struct dip_client_pool *pool,
 		     const struct symprov_host *host,
 		     const struct symprov_request *req,
 		     const struct symprov_request *host_req,
-		     const struct dip_target *t, char **path, int *fdp,
-		     int *err)
+		     const struct dip_target *t, char **path, int *fdp)
 {
 	char hex[SYMPROV_BUILD_ID_HEX_MAX];
 	struct dip_lock lock = { .fd = -1 };
-	int status = SYMPROV_CANCELLED;
+	int err = -ECANCELED;
 
 	*path = NULL;
-	*err = 0;
 	symprov_build_id_hex(req->build_id, req->build_id_len, hex);
 	/*
 	 * Another process fetching the same: wait for it, the cache then
@@ -365,8 +344,8 @@ int dip_fetch_target(struct dip_client_pool *pool,
 	 */
 	if (dip_cache_entry(hex, t->what) == DIP_ENTRY_FILE ||
 	    !dip_lock_take(&lock, host, host_req, hex, t->what))
-		status = dip_fetch_alone(pool, host, req, host_req, t, hex,
-					 path, fdp, err);
+		err = dip_fetch_alone(pool, host, req, host_req, t, hex, path,
+				      fdp);
 	dip_lock_release(&lock);
-	return status;
+	return err;
 }

@@ -14,24 +14,20 @@
  */
 #define DIP_SYMBOLS_FILE "source-symprov-symbols"
 
-/* dip_symbols_fetch(): ask for the whole file instead. */
-#define DIP_SYMBOLS_WHOLE (-1)
-
 /*
  * The symbols-only file of the kernel @req names: from the client cache,
  * or built from the sections the servers send (.shstrtab, the build-ID
- * note, .symtab, .strtab) and kept there.  Returns an enum symprov_status
- * (on SYMPROV_FOUND *path is malloc()ed, *err a positive errno detail
- * otherwise), or DIP_SYMBOLS_WHOLE when the whole file is the answer: it
- * is in the cache, or the servers or the sections cannot give a certain
- * symbols-only file (said in the log).  A process making it meanwhile is
- * waited for (dip_lock).  @req and @host_req as for dip_fetch().
+ * note, .symtab, .strtab) and kept there.  Returns 0 with *path
+ * malloc()ed; -EOPNOTSUPP when the whole file is the answer: it is in the
+ * cache, or the servers or the sections cannot give a certain
+ * symbols-only file (said in the log); or a negative errno as
+ * dip_fetch()'s.  A process making it meanwhile is waited for (dip_lock).
+ * @req and @host_req as for dip_fetch().
  */
 int dip_symbols_fetch(struct dip_client_pool *pool,
 		      const struct symprov_host *host,
 		      const struct symprov_request *req,
-		      const struct symprov_request *host_req, char **path,
-		      int *err);
+		      const struct symprov_request *host_req, char **path);
 
 /*
  * A whole file was found for @req: the symbols-only file goes, and so do
