@@ -50,29 +50,46 @@ enum bdd_layout {
 
 #define BDD_MAX_LAYOUTS 4
 
-/* The names to look at for @kind, best first; 0 for a kind not served. */
-static int bdd_layouts_of(uint32_t kind, enum bdd_layout *l)
-{
-	switch (kind) {
-	case SYMPROV_KIND_KERNEL:
+/* How a kind is looked for. */
+struct bdd_plan {
+	enum bdd_layout layouts[BDD_MAX_LAYOUTS]; /* the names, best first */
+	size_t nr_layouts; /* 0: a kind not served */
+	bool indexed; /* and then in this part of the index: */
+	enum bdd_part_kind part;
+};
+
+static const struct bdd_plan bdd_plans[] = {
+	[SYMPROV_KIND_KERNEL] = {
 		/* DWARF also serves data-type profiling: prefer it. */
-		l[0] = BDD_BUILD_ID_DEBUG;
-		l[1] = BDD_SERVER_DEBUGINFO;
-		l[2] = BDD_BUILD_ID_PLAIN;
-		l[3] = BDD_SERVER_EXECUTABLE;
-		return 4;
-	case SYMPROV_KIND_KERNEL_MODULE:
-	case SYMPROV_KIND_DEBUGINFO:
-		l[0] = BDD_BUILD_ID_DEBUG;
-		l[1] = BDD_SERVER_DEBUGINFO;
-		return 2;
-	case SYMPROV_KIND_EXECUTABLE:
-		l[0] = BDD_BUILD_ID_PLAIN;
-		l[1] = BDD_SERVER_EXECUTABLE;
-		return 2;
-	default:
-		return 0;
-	}
+		.layouts = { BDD_BUILD_ID_DEBUG, BDD_SERVER_DEBUGINFO,
+			     BDD_BUILD_ID_PLAIN, BDD_SERVER_EXECUTABLE },
+		.nr_layouts = 4,
+		.indexed = true,
+		.part = BDD_PART_KERNELS,
+	},
+	[SYMPROV_KIND_KERNEL_MODULE] = {
+		.layouts = { BDD_BUILD_ID_DEBUG, BDD_SERVER_DEBUGINFO },
+		.nr_layouts = 2,
+		.indexed = true,
+		.part = BDD_PART_MODULES,
+	},
+	[SYMPROV_KIND_DEBUGINFO] = {
+		.layouts = { BDD_BUILD_ID_DEBUG, BDD_SERVER_DEBUGINFO },
+		.nr_layouts = 2,
+	},
+	[SYMPROV_KIND_EXECUTABLE] = {
+		.layouts = { BDD_BUILD_ID_PLAIN, BDD_SERVER_EXECUTABLE },
+		.nr_layouts = 2,
+	},
+};
+
+/* How @kind is looked for, or NULL for a kind not served. */
+static const struct bdd_plan *bdd_plan_of(uint32_t kind)
+{
+	if (kind >= sizeof(bdd_plans) / sizeof(bdd_plans[0]) ||
+	    !bdd_plans[kind].nr_layouts)
+		return NULL;
+	return &bdd_plans[kind];
 }
 
 static char *bdd_path_of(const char *dir, enum bdd_layout layout,
@@ -156,21 +173,6 @@ out:
 	return ret;
 }
 
-/* The part of the index for @kind: 0 and *pk, or -1 for a kind it lacks. */
-static int bdd_part_of(uint32_t kind, enum bdd_part_kind *pk)
-{
-	switch (kind) {
-	case SYMPROV_KIND_KERNEL:
-		*pk = BDD_PART_KERNELS;
-		return 0;
-	case SYMPROV_KIND_KERNEL_MODULE:
-		*pk = BDD_PART_MODULES;
-		return 0;
-	default:
-		return -1;
-	}
-}
-
 /* Accumulate one bdd_try(): 1 when done (found or out of memory). */
 static int bdd_tried(int ret, int *status)
 {
@@ -190,20 +192,19 @@ static int bdd_tried(int ret, int *status)
 int bdd_lookup(struct bdd_state *st, const struct symprov_request *req,
 	       struct bdd_answer *ans)
 {
-	enum bdd_layout layouts[BDD_MAX_LAYOUTS];
-	int nr = bdd_layouts_of(req->kind, layouts);
+	const struct bdd_plan *plan = bdd_plan_of(req->kind);
 	int status = SYMPROV_NOT_FOUND, err = 0;
 	char hex[SYMPROV_BUILD_ID_HEX_MAX];
 	const struct bdd_part *part;
-	enum bdd_part_kind pk;
 	size_t d, i;
 
-	if (!nr)
+	if (!plan)
 		return SYMPROV_DISABLED;
 	symprov_build_id_hex(req->build_id, req->build_id_len, hex);
 	for (d = 0; d < st->nr_dirs; d++) {
-		for (i = 0; i < (size_t)nr; i++) {
-			char *path = bdd_path_of(st->dirs[d], layouts[i], hex);
+		for (i = 0; i < plan->nr_layouts; i++) {
+			char *path =
+				bdd_path_of(st->dirs[d], plan->layouts[i], hex);
 
 			if (!path)
 				return -ENOMEM;
@@ -213,10 +214,10 @@ int bdd_lookup(struct bdd_state *st, const struct symprov_request *req,
 				return status;
 		}
 	}
-	if (bdd_part_of(req->kind, &pk))
+	if (!plan->indexed)
 		return status;
-	part = bdd_index_get(&st->index, pk, st->dirs, st->nr_dirs, st->host,
-			     &err);
+	part = bdd_index_get(&st->index, plan->part, st->dirs, st->nr_dirs,
+			     st->host, &err);
 	if (!part)
 		return err;
 	for (i = 0; i < part->nr; i++) {
