@@ -117,9 +117,35 @@ static char *bdd_path_of(const char *dir, enum bdd_layout layout,
 }
 
 /*
- * @path carries the build ID of @req: 1, with ans->path set; 0 when there
- * is no such file (a dangling link is none); -1 for a bad file, logged,
- * its errno in ans->error if it is the first; -ENOMEM.
+ * The file @real, resolved, is one that @req can have: 0, or a negative
+ * errno (-EBADMSG: it failed the check), and *why may say what is wrong.
+ */
+static int bdd_check(const struct symprov_request *req, const char *real,
+		     const char **why)
+{
+	int fd = open(real, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat sb;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		err = -EINVAL;
+		*why = "not a regular file";
+	} else if (symprov_verify_kind(fd, req->kind, req->build_id,
+				       req->build_id_len, why)) {
+		/* the next name may hold the right file: this one is logged */
+		err = -EBADMSG;
+	}
+	close(fd);
+	return err;
+}
+
+/*
+ * @path carries the build ID of @req: 0, with ans->path set to the file
+ * resolved; -ENOENT when there is no such file (a dangling link is none);
+ * -EBADMSG for a bad file, logged, its errno in ans->error if it is the
+ * first; -ENOMEM.
  */
 static int bdd_try(const struct bdd_state *st,
 		   const struct symprov_request *req, const char *path,
@@ -128,78 +154,56 @@ static int bdd_try(const struct bdd_state *st,
 	const char *why = NULL;
 	char *real = realpath(path, NULL);
 	struct stat sb;
-	int fd = -1, err = 0, ret = -1;
+	int err;
 
 	if (!real) {
-		err = errno;
-		if (err == ENOENT || err == ENOTDIR) {
-			if (!lstat(path, &sb) && S_ISLNK(sb.st_mode))
-				bdd_log(st->host, SYMPROV_LOG_DEBUG,
-					"%s: dangling symlink", path);
-			ret = 0;
-		}
-		goto out;
+		err = -errno;
+		if (err != -ENOENT && err != -ENOTDIR)
+			goto bad;
+		if (!lstat(path, &sb) && S_ISLNK(sb.st_mode))
+			bdd_log(st->host, SYMPROV_LOG_DEBUG,
+				"%s: dangling symlink", path);
+		return -ENOENT;
 	}
-	fd = open(real, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		err = errno;
-	} else if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
-		err = EINVAL;
-		why = "not a regular file";
-	} else if (symprov_verify_kind(fd, req->kind, req->build_id,
-				       req->build_id_len, &why)) {
-		/* the next name may hold the right file: this one is logged */
-		err = EBADMSG;
-	}
+	err = bdd_check(req, real, &why);
 	if (!err) {
 		ans->path = real;
-		real = NULL;
-		ret = 1;
+		return 0;
 	}
-out:
-	if (err && ret < 0) {
-		bdd_log(st->host, SYMPROV_LOG_WARN, "%s%s%s: %s", path,
-			real && strcmp(real, path) != 0 ? " -> " : "",
-			real && strcmp(real, path) != 0 ? real : "",
-			why ?: strerror(err));
-		if (!ans->error)
-			ans->error = err;
-		if (err == ENOMEM)
-			ret = -ENOMEM;
-	}
-	if (fd >= 0)
-		close(fd);
+bad:
+	bdd_log(st->host, SYMPROV_LOG_WARN, "%s%s%s: %s", path,
+		real && strcmp(real, path) != 0 ? " -> " : "",
+		real && strcmp(real, path) != 0 ? real : "",
+		why ?: strerror(-err));
+	if (!ans->error)
+		ans->error = -err;
 	free(real);
-	return ret;
+	return err == -ENOMEM ? -ENOMEM : -EBADMSG;
 }
 
-/* Accumulate one bdd_try(): 1 when done (found or out of memory). */
-static int bdd_tried(int ret, int *status)
+/*
+ * @err is what bdd_try() said of one more file: whether the lookup ends
+ * with it (found, or out of memory); *@bad notes a bad file.
+ */
+static bool bdd_tried(int err, bool *bad)
 {
-	if (ret > 0) {
-		*status = SYMPROV_FOUND;
-		return 1;
-	}
-	if (ret == -ENOMEM) {
-		*status = -ENOMEM;
-		return 1;
-	}
-	if (ret < 0)
-		*status = SYMPROV_UNAVAILABLE;
-	return 0;
+	if (err == -EBADMSG)
+		*bad = true;
+	return err != -ENOENT && err != -EBADMSG;
 }
 
 int bdd_lookup(struct bdd_state *st, const struct symprov_request *req,
 	       struct bdd_answer *ans)
 {
 	const struct bdd_plan *plan = bdd_plan_of(req->kind);
-	int status = SYMPROV_NOT_FOUND, err = 0;
 	char hex[SYMPROV_BUILD_ID_HEX_MAX];
 	const struct bdd_part *part;
+	bool bad = false;
 	size_t d, i;
+	int err;
 
 	if (!plan)
-		return SYMPROV_DISABLED;
+		return -EOPNOTSUPP;
 	symprov_build_id_hex(req->build_id, req->build_id_len, hex);
 	for (d = 0; d < st->nr_dirs; d++) {
 		for (i = 0; i < plan->nr_layouts; i++) {
@@ -210,15 +214,15 @@ int bdd_lookup(struct bdd_state *st, const struct symprov_request *req,
 				return -ENOMEM;
 			err = bdd_try(st, req, path, ans);
 			free(path);
-			if (bdd_tried(err, &status))
-				return status;
+			if (bdd_tried(err, &bad))
+				return err;
 		}
 	}
 	if (!plan->indexed)
-		return status;
-	part = bdd_index_get(&st->index, plan->part, st->dirs, st->nr_dirs,
-			     st->host, &err);
-	if (!part)
+		return bad ? -EBADMSG : -ENOENT;
+	err = bdd_index_get(&st->index, plan->part, st->dirs, st->nr_dirs,
+			    st->host, &part);
+	if (err)
 		return err;
 	for (i = 0; i < part->nr; i++) {
 		const struct bdd_indexed *f = &part->files[i];
@@ -227,8 +231,9 @@ int bdd_lookup(struct bdd_state *st, const struct symprov_request *req,
 		    memcmp(f->build_id, req->build_id, f->build_id_len) != 0)
 			continue;
 		/* checked again: it may have changed since it was indexed */
-		if (bdd_tried(bdd_try(st, req, f->path, ans), &status))
-			return status;
+		err = bdd_try(st, req, f->path, ans);
+		if (bdd_tried(err, &bad))
+			return err;
 	}
-	return status;
+	return bad ? -EBADMSG : -ENOENT;
 }
