@@ -118,17 +118,19 @@ static int bdd_init(const struct symprov_host *host, void **data)
 	symprov_list_split(dirs, ':', bdd_count, &n);
 	st->dirs = calloc(n ? n : 1, sizeof(*st->dirs));
 	if (!st->dirs) {
-		bdd_fini(st);
-		return -ENOMEM;
+		parse.err = -ENOMEM;
+		goto err;
 	}
 	symprov_list_split(dirs, ':', bdd_add_dir, &parse);
-	if (parse.err) {
-		bdd_fini(st);
-		return parse.err;
-	}
+	if (parse.err)
+		goto err;
 	bdd_log(host, SYMPROV_LOG_DEBUG, "trees (%s): %s", parse.from, dirs);
 	*data = st;
 	return 0;
+
+err:
+	bdd_fini(st);
+	return parse.err;
 }
 
 static int bdd_find(void *data, const struct symprov_request *host_req,
