@@ -23,7 +23,7 @@
 #include "dip_cache.h"
 #include "dip_fetch.h"
 #include "dip_lock.h"
-#include "dip_log.h"
+#include "dip_host.h"
 #include "dip_miss.h"
 #include "dip_pool.h"
 #include "symprov_verify.h"
@@ -93,7 +93,6 @@ static void dip_setup_done(struct dip_query *q)
 static int dip_progressfn(debuginfod_client *client, long done, long total)
 {
 	struct dip_query *q = debuginfod_get_user_data(client);
-	int action;
 
 	dip_setup_done(q);
 	/*
@@ -124,12 +123,8 @@ static int dip_progressfn(debuginfod_client *client, long done, long total)
 		q->limit = -EFBIG;
 		return 1;
 	}
-	if (!q->host->progress)
-		return 0;
-	action = q->host->progress(q->host->data, q->req,
-				   done > 0 ? (uint64_t)done : 0,
-				   total > 0 ? (uint64_t)total : 0);
-	if (action != SYMPROV_PROGRESS_CONTINUE)
+	if (dip_host_says_stop(q->host, q->req, done > 0 ? (uint64_t)done : 0,
+			       total > 0 ? (uint64_t)total : 0))
 		q->cancelled = true;
 	return q->cancelled;
 }

@@ -33,7 +33,7 @@
 
 #include "dip_cache.h"
 #include "dip_lock.h"
-#include "dip_log.h"
+#include "dip_host.h"
 
 #define DIP_LOCK_PREFIX "source-symprov-lock-"
 /* A waiter looks this often: a released lock is taken within it. */
@@ -120,8 +120,7 @@ int dip_lock_take(struct dip_lock *l, const struct symprov_host *host,
 				"%s %s: another process is fetching it: waiting",
 				hex, what);
 		waiting = true;
-		if (host->progress && host->progress(host->data, req, 0, 0) !=
-					      SYMPROV_PROGRESS_CONTINUE) {
+		if (dip_host_says_stop(host, req, 0, 0)) {
 			ret = -ECANCELED;
 			goto out;
 		}

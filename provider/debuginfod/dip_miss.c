@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "dip_cache.h"
+#include "dip_host.h"
 #include "dip_miss.h"
 
 /*
@@ -133,8 +134,7 @@ bool dip_miss_wait_landing(const struct symprov_host *host,
 
 		if (entry != DIP_ENTRY_LANDING)
 			return entry == DIP_ENTRY_FILE;
-		if (host->progress && host->progress(host->data, req, 0, 0) !=
-					      SYMPROV_PROGRESS_CONTINUE)
+		if (dip_host_says_stop(host, req, 0, 0))
 			return false;
 		nanosleep(&pause, NULL);
 	}

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "dip_fetch.h"
-#include "dip_log.h"
+#include "dip_host.h"
 #include "dip_symbols.h"
 #include "symprov_buildid.h"
 #include "symprov_memo.h"
@@ -111,12 +111,8 @@ struct dip_wait {
 static int dip_wait_cb(void *arg)
 {
 	const struct dip_wait *w = arg;
-	const struct symprov_host *host = w->st->host;
 
-	if (!host->progress)
-		return 0;
-	return host->progress(host->data, w->req, 0, 0) !=
-	       SYMPROV_PROGRESS_CONTINUE;
+	return dip_host_says_stop(w->st->host, w->req, 0, 0);
 }
 
 /* The file of @req's kind: 0 and *path, or a negative errno (dip_fetch()). */

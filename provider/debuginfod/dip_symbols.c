@@ -25,7 +25,7 @@
 #include "dip_fetch.h"
 #include "dip_layout.h"
 #include "dip_lock.h"
-#include "dip_log.h"
+#include "dip_host.h"
 #include "dip_symbols.h"
 #include "dip_symfile.h"
 #include "symprov_buildid.h"
