@@ -26,12 +26,13 @@
 #include <unistd.h>
 
 #include "dip_cache.h"
+#include "dip_compat.h"
 
 /* ROOT in @buf: 0, or -ENAMETOOLONG. */
 static int dip_cache_root(char *buf, size_t size)
 {
 	const char *home = getenv("HOME") ?: "/";
-	const char *var = getenv("DEBUGINFOD_CACHE_PATH");
+	const char *var = getenv(DEBUGINFOD_CACHE_PATH_ENV_VAR);
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	struct stat st;
 	int n;

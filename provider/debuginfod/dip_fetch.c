@@ -9,7 +9,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create */
 #endif
-#include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -21,6 +20,7 @@
 #include <unistd.h>
 
 #include "dip_cache.h"
+#include "dip_compat.h"
 #include "dip_fetch.h"
 #include "dip_lock.h"
 #include "dip_host.h"
@@ -179,10 +179,10 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 /* Hand @q to @client: its progress callback and, for a query, the log. */
 static void dip_query_start(struct dip_query *q, debuginfod_client *client)
 {
-	const char *env = getenv("DEBUGINFOD_MAXSIZE");
+	const char *env = getenv(DEBUGINFOD_MAXSIZE_ENV_VAR);
 
 	q->maxsize = env ? strtol(env, NULL, 10) : 0;
-	env = getenv("DEBUGINFOD_VERBOSE");
+	env = getenv(DEBUGINFOD_VERBOSE_ENV_VAR);
 	q->verbose = env && *env;
 	/*
 	 * The log tells a 5xx from a 404 (dip_miss.c); a user who asked

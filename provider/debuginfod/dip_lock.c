@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "dip_cache.h"
+#include "dip_compat.h"
 #include "dip_lock.h"
 #include "dip_host.h"
 
@@ -43,7 +44,7 @@
 
 static long dip_lock_patience(void)
 {
-	const char *env = getenv("DEBUGINFOD_TIMEOUT");
+	const char *env = getenv(DEBUGINFOD_TIMEOUT_ENV_VAR);
 	long s = env ? strtol(env, NULL, 10) : 0;
 
 	return s > 0 ? s : DIP_LOCK_PATIENCE_S;

@@ -3,9 +3,10 @@
 #ifndef DIP_POOL_H
 #define DIP_POOL_H
 
-#include <elfutils/debuginfod.h>
 #include <pthread.h>
 #include <stddef.h>
+
+#include "dip_compat.h"
 
 struct dip_client_pool {
 	pthread_mutex_t lock;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dip_compat.h"
 #include "dip_fetch.h"
 #include "dip_host.h"
 #include "dip_symbols.h"
@@ -66,7 +67,7 @@ static void dip_fini(void *data)
 /* Every opt-out, checked before anything touches the network. */
 static const char *dip_opted_out(const struct dip_state *st)
 {
-	const char *urls = getenv("DEBUGINFOD_URLS");
+	const char *urls = getenv(DEBUGINFOD_URLS_ENV_VAR);
 
 	if (st->host->flags & SYMPROV_HOST_NO_DEBUGINFOD)
 		return "debuginfod disabled by the user";

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The libdebuginfod releases this provider builds with, and which of them
+ * need which workaround.  The gates follow the headers' version,
+ * _ELFUTILS_VERSION (188: 0.188, Debian 12's): build against the release
+ * that runs.  What no release fixes yet, as of 0.196, is not gated: the
+ * verbose log read to tell a 5xx from a 404 and to see a section query
+ * download the whole file (dip_miss.c), the cache's layout and temporary
+ * files (dip_cache.c), DEBUGINFOD_MAXSIZE without a Content-Length and the
+ * size of a retried download (dip_fetch.c).
+ */
+#ifndef DIP_COMPAT_H
+#define DIP_COMPAT_H
+
+#include <elfutils/debuginfod.h>
+#include <elfutils/version.h>
+
+/* debuginfod_find_section() and debuginfod_get_headers() */
+#if !_ELFUTILS_PREREQ(0, 188)
+#error "the debuginfod provider needs libdebuginfod 0.188 or later"
+#endif
+
+#endif /* DIP_COMPAT_H */
