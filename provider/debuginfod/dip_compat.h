@@ -20,4 +20,12 @@
 #error "the debuginfod provider needs libdebuginfod 0.188 or later"
 #endif
 
+/*
+ * debuginfod_config_cache() fclose()s an fdopen()ed descriptor, then
+ * close()s it again, at the start of every query: a file another thread
+ * opened in between loses its descriptor.  elfutils bug 29696, fixed in
+ * 0.190 (commit 938a52c2).
+ */
+#define DIP_DOUBLE_CLOSE (!_ELFUTILS_PREREQ(0, 190))
+
 #endif /* DIP_COMPAT_H */

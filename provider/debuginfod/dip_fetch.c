@@ -64,16 +64,18 @@ struct dip_query {
 	bool whole; /* cancelled by us: a section query turned into a file's */
 	bool transient; /* a miss that is a server's failure */
 	long long length; /* the body's Content-Length, or -1 */
+#if DIP_DOUBLE_CLOSE
 	bool setup; /* holds dip_setup_lock */
+#endif
 	/* once the client is back in the pool: */
 	long long size; /* the size the body must have, or -1 */
 	char server[512]; /* the server that sent it, or "" */
 };
 
+#if DIP_DOUBLE_CLOSE
 /*
- * libdebuginfod 0.188 closes a file twice at the start of every query
- * (debuginfod_config_cache(): fclose() of an fdopen()ed descriptor, then
- * close() of it): a file another thread opened in between loses its
+ * libdebuginfod closes a file twice at the start of every query
+ * (DIP_DOUBLE_CLOSE): a file another thread opened in between loses its
  * descriptor, and a download fails or, worse, goes to the wrong file.  A
  * query opens its files (the cache's, the download's, the sockets) before
  * its transfer starts: until then one query of this process at a time,
@@ -82,6 +84,12 @@ struct dip_query {
  */
 static pthread_mutex_t dip_setup_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static void dip_setup_begin(struct dip_query *q)
+{
+	pthread_mutex_lock(&dip_setup_lock);
+	q->setup = true;
+}
+
 static void dip_setup_done(struct dip_query *q)
 {
 	if (q->setup) {
@@ -89,6 +97,17 @@ static void dip_setup_done(struct dip_query *q)
 		pthread_mutex_unlock(&dip_setup_lock);
 	}
 }
+#else
+static void dip_setup_begin(struct dip_query *q)
+{
+	(void)q;
+}
+
+static void dip_setup_done(struct dip_query *q)
+{
+	(void)q;
+}
+#endif
 
 static int dip_progressfn(debuginfod_client *client, long done, long total)
 {
@@ -150,8 +169,7 @@ static int dip_query_once(debuginfod_client *client,
 	const struct dip_target *t = q->target;
 	int fd;
 
-	pthread_mutex_lock(&dip_setup_lock);
-	q->setup = true;
+	dip_setup_begin(q);
 	if (t->section)
 		fd = debuginfod_find_section(client, req->build_id,
 					     (int)req->build_id_len, t->section,
