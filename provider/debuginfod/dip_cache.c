@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libdebuginfod 0.188 (fixed later) ends a transfer cancelled by the progress
- * callback as a 404 and writes it into its cache as a miss: the build ID
- * then fails at once, without asking, for cache_miss_s (10 minutes).  A
- * user who skipped a slow download did not say the file does not exist,
- * so remove that entry again.
+ * libdebuginfod writes a miss into its cache for what was none: a server
+ * error (every release so far), a transfer the progress callback cancelled
+ * (DIP_CANCEL_CACHES_MISS).  The build ID then fails at once, without
+ * asking, for cache_miss_s (10 minutes).  A user who skipped a slow
+ * download did not say the file does not exist, so remove that entry
+ * again.
  *
- * The cache layout is libdebuginfod's own; this follows the one of
- * debuginfod_query_server() in 0.188: the cache root is
- * $DEBUGINFOD_CACHE_PATH, else $HOME/.debuginfod_client_cache if it
- * exists, else ${XDG_CACHE_HOME:-$HOME/.cache}/debuginfod_client, and a
- * miss is an empty file ROOT/BUILDID/TYPE.  Only an empty file is ever
- * removed, so a wrong guess cannot lose a downloaded file.
+ * The cache layout is libdebuginfod's own, and no call of it tells where
+ * its cache is (none up to 0.196); this follows its layout, the same from
+ * 0.188 to 0.196: the cache root is $DEBUGINFOD_CACHE_PATH, else
+ * $HOME/.debuginfod_client_cache if it exists, else
+ * ${XDG_CACHE_HOME:-$HOME/.cache}/debuginfod_client, and a miss is an
+ * empty file ROOT/BUILDID/TYPE.  Only an empty file is ever removed, so a
+ * wrong guess cannot lose a downloaded file.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -28,4 +28,14 @@
  */
 #define DIP_DOUBLE_CLOSE (!_ELFUTILS_PREREQ(0, 190))
 
+/*
+ * A query the progress callback cancelled writes a miss to the cache,
+ * which then answers "not found" for cache_miss_s.  Fixed in 0.190
+ * (commit 55272164), broken again in 0.192 (the cancel was no longer
+ * noted, commit d47d93b1), fixed in 0.194 (commit 2e277985).
+ */
+#define DIP_CANCEL_CACHES_MISS        \
+	(!_ELFUTILS_PREREQ(0, 190) || \
+	 (_ELFUTILS_PREREQ(0, 192) && !_ELFUTILS_PREREQ(0, 194)))
+
 #endif /* DIP_COMPAT_H */

@@ -275,6 +275,21 @@ static void dip_query_end(struct dip_query *q, debuginfod_client *client,
 }
 
 /*
+ * The miss a query we cancelled left in the cache for @what, gone
+ * (DIP_CANCEL_CACHES_MISS): true when there was one.
+ */
+static bool dip_forget_cancelled(const char *hex, const char *what)
+{
+#if DIP_CANCEL_CACHES_MISS
+	return dip_cache_forget_miss(hex, what);
+#else
+	(void)hex;
+	(void)what;
+	return false;
+#endif
+}
+
+/*
  * What the query that gave @fd came to, its file not looked at yet: 0,
  * or a negative errno (dip_fetch()).  The misses libdebuginfod cached
  * for what was no miss go.
@@ -286,14 +301,14 @@ static int dip_query_outcome(const struct dip_query *q, int fd)
 
 	if (q->whole) {
 		/* the cancelled download left misses for the whole file */
-		dip_cache_forget_miss(hex, "debuginfo");
-		dip_cache_forget_miss(hex, "executable");
+		dip_forget_cancelled(hex, "debuginfo");
+		dip_forget_cancelled(hex, "executable");
 		dip_log(host, SYMPROV_LOG_DEBUG,
 			"%s %s: the server serves no sections", hex, what);
 		return -EOPNOTSUPP;
 	}
 	if (q->limit && !q->cancelled) {
-		dip_cache_forget_miss(hex, what);
+		dip_forget_cancelled(hex, what);
 		return q->limit;
 	}
 	if (q->transient) {
@@ -304,7 +319,7 @@ static int dip_query_outcome(const struct dip_query *q, int fd)
 		return -EAGAIN;
 	}
 	if (q->cancelled) {
-		if (dip_cache_forget_miss(hex, what))
+		if (dip_forget_cancelled(hex, what))
 			dip_log(host, SYMPROV_LOG_DEBUG,
 				"%s %s: cancelled, dropped the miss libdebuginfod cached for it",
 				hex, what);
