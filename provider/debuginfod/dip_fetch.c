@@ -61,6 +61,7 @@ struct dip_query {
 	bool verbose; /* DEBUGINFOD_VERBOSE: the user reads the log */
 	bool cached; /* the cache holds the file: no log */
 	int vfd; /* the verbose log, or -1 */
+	off_t vfd_read; /* the log before this said nothing of a whole file */
 	bool whole; /* cancelled by us: a section query turned into a file's */
 	bool transient; /* a miss that is a server's failure */
 	long long length; /* the body's Content-Length, or -1 */
@@ -115,13 +116,13 @@ static int dip_progressfn(debuginfod_client *client, long done, long total)
 
 	dip_setup_done(q);
 	/*
-	 * debuginfod_find_section() of 0.188 downloads the whole debuginfo
-	 * when a server answers 503 (no section support): the caller decides
-	 * that, verified and said, not this query, whatever its size: a
-	 * section's bound is not the file's.
+	 * debuginfod_find_section() downloads the whole debuginfo when a
+	 * server answers 503 (no section support): the caller decides that,
+	 * verified and said, not this query, whatever its size: a section's
+	 * bound is not the file's.
 	 */
 	if (q->target->section && q->vfd >= 0 &&
-	    dip_miss_log_says_whole_file(q->vfd)) {
+	    dip_miss_log_says_whole_file(q->vfd, &q->vfd_read)) {
 		q->whole = true;
 		return 1;
 	}

@@ -42,26 +42,35 @@ static bool dip_curl_result_may_be_miss(const char *result)
 }
 
 /*
- * Whether @match says yes to a line of the log (@vfd, read from 0).  The
- * log may still be written to: its offset is put back.
+ * Whether @match says yes to a line of the log (@vfd) from offset *@from
+ * on; *@from moves past the whole lines it said no to, which are not read
+ * again.  The log may still be written to: its offset is put back.
  */
-static bool dip_miss_log_any(int vfd, bool (*match)(const char *line))
+static bool dip_miss_log_any(int vfd, off_t *from,
+			     bool (*match)(const char *line))
 {
 	off_t end = lseek(vfd, 0, SEEK_CUR);
 	bool found = false;
 	size_t size = 0;
 	char *line = NULL;
+	ssize_t n;
 	FILE *f;
 	int fd = end < 0 ? -1 : dup(vfd);
 
-	if (fd < 0 || lseek(fd, 0, SEEK_SET) < 0 || !(f = fdopen(fd, "r"))) {
+	if (fd < 0 || lseek(fd, *from, SEEK_SET) < 0 ||
+	    !(f = fdopen(fd, "r"))) {
 		if (fd >= 0)
 			close(fd);
 		return false;
 	}
-	while (!found && getline(&line, &size, f) > 0) {
+	while (!found && (n = getline(&line, &size, f)) > 0) {
+		bool whole = line[n - 1] == '\n';
+
 		line[strcspn(line, "\n")] = '\0';
 		found = match(line);
+		/* a line still being written is read again, whole */
+		if (!found && whole)
+			*from += n;
 	}
 	free(line);
 	fclose(f);
@@ -87,7 +96,9 @@ static bool dip_miss_line_is_transient(const char *line)
 
 bool dip_miss_log_says_transient(int vfd)
 {
-	return dip_miss_log_any(vfd, dip_miss_line_is_transient);
+	off_t from = 0;
+
+	return dip_miss_log_any(vfd, &from, dip_miss_line_is_transient);
 }
 
 /* The first line of each query, "debuginfod_find_TYPE BUILDID" */
@@ -97,9 +108,9 @@ static bool dip_miss_line_is_whole_file(const char *line)
 	       !strncmp(line, "debuginfod_find_executable ", 27);
 }
 
-bool dip_miss_log_says_whole_file(int vfd)
+bool dip_miss_log_says_whole_file(int vfd, off_t *from)
 {
-	return dip_miss_log_any(vfd, dip_miss_line_is_whole_file);
+	return dip_miss_log_any(vfd, from, dip_miss_line_is_whole_file);
 }
 
 void dip_miss_log_copy(int vfd, int to)
