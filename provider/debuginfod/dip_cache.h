@@ -13,7 +13,7 @@
 int dip_cache_path(const char *hex, const char *name, char *buf, size_t size);
 
 /*
- * Make ROOT/@hex as libdebuginfod 0.188 makes it (ROOT with ACCESSPERMS,
+ * Make ROOT/@hex as libdebuginfod makes it (ROOT with ACCESSPERMS,
  * ROOT/@hex 0700), if missing.  0, or -errno.
  */
 int dip_cache_mkdir(const char *hex);

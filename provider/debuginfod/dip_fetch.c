@@ -128,8 +128,8 @@ static int dip_progressfn(debuginfod_client *client, long done, long total)
 	}
 	/*
 	 * libdebuginfod checks DEBUGINFOD_MAXSIZE against Content-Length
-	 * only; without one, count the bytes.  (Before a server sends, @done
-	 * counts loops, far under any sensible size.)
+	 * only (0.188 to 0.196); without one, count the bytes.  (Before a
+	 * server sends, @done counts loops, far under any sensible size.)
 	 */
 	if (q->maxsize > 0 && total <= 0 && done > q->maxsize) {
 		q->limit = -EFBIG;
@@ -346,8 +346,9 @@ static int dip_check_file(const struct dip_query *q,
 	struct stat st;
 
 	/*
-	 * libdebuginfod 0.188 retries a failed transfer into the same file,
-	 * after what the failed one wrote: check the size the server gave.
+	 * libdebuginfod (0.188 to 0.196) retries a failed transfer into the
+	 * same file, after what the failed one wrote: check the size the
+	 * server gave.
 	 */
 	if (q->size >= 0 && (fstat(fd, &st) || st.st_size != q->size))
 		why = "size differs from the one the server announced";

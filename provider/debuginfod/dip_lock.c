@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libdebuginfod 0.188 has no lock between processes: eight perf or symprov
- * processes asking at once for a file that is not in the client cache
- * download it eight times (the threads of one process share a download
- * through symprov_memo).  The first to come takes an flock() on a file
- * beside it in the cache and fetches; the others wait, then the cache
- * answers them.
+ * libdebuginfod (0.188 to 0.196) has no lock between processes: eight
+ * perf or symprov processes asking at once for a file that is not in the
+ * client cache download it eight times (the threads of one process share
+ * a download through symprov_memo).  The first to come takes an flock()
+ * on a file beside it in the cache and fetches; the others wait, then the
+ * cache answers them.
  *
  * flock() goes with its process: a holder that dies, by SIGKILL too,
  * releases it at once, so a stale lock blocks nobody.  A holder that lives
@@ -39,7 +39,7 @@
 #define DIP_LOCK_PREFIX "source-symprov-lock-"
 /* A waiter looks this often: a released lock is taken within it. */
 #define DIP_LOCK_POLL_MS 100
-/* libdebuginfod 0.188's DEBUGINFOD_TIMEOUT when it is not set */
+/* libdebuginfod's DEBUGINFOD_TIMEOUT when it is not set (0.188 to 0.196) */
 #define DIP_LOCK_PATIENCE_S 90
 
 static long dip_lock_patience(void)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libdebuginfod 0.188 answers -ENOENT, "not found", for more than a 404:
- * tell a real miss from the rest, which must not be remembered.
+ * libdebuginfod answers -ENOENT, "not found", for more than a 404 (every
+ * release up to 0.196): tell a real miss from the rest, which must not be
+ * remembered.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,11 +15,12 @@
 #include "dip_miss.h"
 
 /*
- * libdebuginfod 0.188 ends as -ENOENT, like a 404, and caches as a miss
- * for cache_miss_s: a 5xx, a body shorter than its Content-Length, an
- * empty reply, an unsupported URL scheme, and a retry after a transfer
- * that had begun (its stale target handle lets no new one write).  Its
- * API does not say which; its verbose log does: one "server response
+ * libdebuginfod (0.188 to 0.196) ends as -ENOENT, like a 404, and caches
+ * as a miss for cache_miss_s: a 5xx, a body shorter than its
+ * Content-Length, an empty reply, an unsupported URL scheme, and a retry
+ * after a transfer that had begun (its stale target handle lets no new
+ * one write).  Its API does not say which; its verbose log does, in the
+ * same words in all those releases: one "server response
  * <curl error>" line per server that answered, "url N <curl error
  * buffer>" after it ("The requested URL returned error: 503"), "Retry
  * failed query" per retry.  The log is only used to take a NOT_FOUND
@@ -127,10 +129,11 @@ void dip_miss_log_copy(int vfd, int to)
 }
 
 /*
- * libdebuginfod 0.188 writes its empty miss marker under the final name
- * before it renames a good download over it; a process that looks then
- * reads a miss.  Wait a little for a download that is landing: a marker
- * beside a temporary file of a download.  True when the file is there.
+ * libdebuginfod (0.188 to 0.196) writes its empty miss marker under the
+ * final name before it renames a good download over it (its rc is still
+ * -ENOENT then); a process that looks then reads a miss.  Wait a little
+ * for a download that is landing: a marker beside a temporary file of a
+ * download.  True when the file is there.
  */
 bool dip_miss_wait_landing(const struct symprov_host *host,
 			   const struct symprov_request *req, const char *hex,

@@ -4,9 +4,9 @@
  * debuginfo.  debuginfod servers (0.188 on) serve single sections: fetch
  * the four perf needs, rebuild a vmlinux of them (dip_layout,
  * dip_symfile) and keep it in libdebuginfod's client cache beside its own
- * files, where its cleaning ages it like them (DIP_SYMBOLS_FILE).  A whole file in the cache
- * is the answer instead; whatever keeps the rebuilt file from being
- * certain makes the whole file the answer.
+ * files, where its cleaning ages it like them (DIP_SYMBOLS_FILE).  A
+ * whole file in the cache is the answer instead; whatever keeps the
+ * rebuilt file from being certain makes the whole file the answer.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* mkostemp */
@@ -315,7 +315,7 @@ void dip_symbols_superseded(const struct symprov_request *req)
 	symprov_build_id_hex(req->build_id, req->build_id_len, hex);
 	if (!dip_cache_path(hex, DIP_SYMBOLS_FILE, file, sizeof(file)))
 		unlink(file);
-	/* libdebuginfod 0.188 never ages these misses: the file answers */
+	/* libdebuginfod never ages these misses (up to 0.196): the file answers */
 	for (i = 0; i < sizeof(misses) / sizeof(misses[0]); i++)
 		dip_cache_forget_miss(hex, misses[i]);
 }

@@ -8,9 +8,10 @@
 
 /*
  * The symbols-only file in the client cache: ROOT/BUILDID/<this>.
- * libdebuginfod 0.188 ages only "debuginfo", "executable" and "source*"
- * there (debuginfod_clean_cache()); its source files are named "source##"
- * and their path, so this one is aged like them and never taken for one.
+ * libdebuginfod ages only "debuginfo", "executable" and "source*" there
+ * (debuginfod_clean_cache(), 0.188 to 0.196; "hdr*" too from 0.193); its
+ * source files are named "source##" and their path, so this one is aged
+ * like them and never taken for one.
  */
 #define DIP_SYMBOLS_FILE "source-symprov-symbols"
 
