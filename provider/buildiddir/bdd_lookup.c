@@ -92,6 +92,7 @@ static const struct bdd_plan *bdd_plan_of(uint32_t kind)
 	return &bdd_plans[kind];
 }
 
+/* The name @layout gives @hex in @dir, malloc()ed; NULL without memory. */
 static char *bdd_path_of(const char *dir, enum bdd_layout layout,
 			 const char *hex)
 {

@@ -110,6 +110,10 @@ static void dip_setup_done(struct dip_query *q)
 }
 #endif
 
+/*
+ * libdebuginfod's progress callback: 1 stops the query, and its struct
+ * dip_query says why (cancelled, limit, whole).
+ */
 static int dip_progressfn(debuginfod_client *client, long done, long total)
 {
 	struct dip_query *q = debuginfod_get_user_data(client);
