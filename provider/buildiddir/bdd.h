@@ -26,10 +26,10 @@ struct bdd_answer {
 };
 
 /*
- * Look @req up in the trees of @st: SYMPROV_FOUND with ans->path set,
- * SYMPROV_NOT_FOUND, SYMPROV_UNAVAILABLE when only bad files (unreadable,
- * another build ID, damaged) stood where it was looked for, or
- * SYMPROV_DISABLED for a kind not served.
+ * Look @req up in the trees of @st: 0 with ans->path set; -ENOENT when it
+ * is nowhere; -EBADMSG when only bad files (unreadable, another build ID,
+ * damaged) stood where it was looked for; -EOPNOTSUPP for a kind not
+ * served; -ENOMEM.
  */
 int bdd_lookup(struct bdd_state *st, const struct symprov_request *req,
 	       struct bdd_answer *ans);

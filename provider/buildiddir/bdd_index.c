@@ -59,13 +59,13 @@ static void *bdd_room(void *arr, size_t nr, size_t *alloc, size_t size)
 	return arr;
 }
 
-/* The build ID note of @fd, into @f.  0, or -1 when it has none. */
-static int bdd_note_build_id(int fd, struct bdd_indexed *f)
+/* The build ID note of @fd, into @f: false when it has none. */
+static bool bdd_note_build_id(int fd, struct bdd_indexed *f)
 {
 	const void *id;
 	ssize_t len = -1;
+	bool found = false;
 	Elf *elf;
-	int ret = -1;
 
 	/*
 	 * A mapped file is read ahead around each page touched: most of a
@@ -79,10 +79,10 @@ static int bdd_note_build_id(int fd, struct bdd_indexed *f)
 	if (len > 0 && len <= SYMPROV_BUILD_ID_MAX) {
 		memcpy(f->build_id, id, (size_t)len);
 		f->build_id_len = (size_t)len;
-		ret = 0;
+		found = true;
 	}
 	elf_end(elf);
-	return ret;
+	return found;
 }
 
 static bool bdd_seen(const struct bdd_part *part, const struct stat *st)
@@ -114,7 +114,7 @@ static int bdd_index_file(struct bdd_scan *scan, char *path)
 		goto out;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || bdd_seen(part, &st) ||
-	    bdd_note_build_id(fd, &f))
+	    !bdd_note_build_id(fd, &f))
 		goto out;
 	files = bdd_room(part->files, part->nr, &part->alloc, sizeof(*files));
 	if (!files) {
@@ -133,7 +133,7 @@ out:
 	return err;
 }
 
-/* Each DIR/SUB/<entry><leaf> whose entry starts with @prefix. */
+/* Each DIR/SUB/<entry><leaf> whose entry starts with @prefix: 0, -ENOMEM. */
 static int bdd_index_dir(struct bdd_scan *scan, const char *dir,
 			 const char *sub, const char *prefix, const char *leaf)
 {
@@ -162,19 +162,22 @@ static int bdd_index_dir(struct bdd_scan *scan, const char *dir,
 	return err;
 }
 
-/* 1 if the directory @fd was walked already, else 0 (noted) or -ENOMEM. */
-static int bdd_dir_walked(struct bdd_scan *scan, int fd)
+/*
+ * Note the directory @fd as walked: 0, -EEXIST when it was already (or
+ * cannot be told from another: not walked then), -ENOMEM.
+ */
+static int bdd_dir_note(struct bdd_scan *scan, int fd)
 {
 	struct bdd_dir_id *dirs;
 	struct stat st;
 	size_t i;
 
 	if (fstat(fd, &st))
-		return 1;
+		return -EEXIST;
 	for (i = 0; i < scan->nr_dirs; i++) {
 		if (scan->dirs[i].dev == st.st_dev &&
 		    scan->dirs[i].ino == st.st_ino)
-			return 1;
+			return -EEXIST;
 	}
 	dirs = bdd_room(scan->dirs, scan->nr_dirs, &scan->alloc_dirs,
 			sizeof(*dirs));
@@ -215,7 +218,10 @@ static bool bdd_skipped(const char *name, int depth)
 						 !strcmp(name, "source")));
 }
 
-/* The modules in directory @path, @depth below lib/modules, and under it. */
+/*
+ * The modules in directory @path, @depth below lib/modules, and under it:
+ * 0, or -ENOMEM.
+ */
 static int bdd_walk(struct bdd_scan *scan, const char *path, int depth)
 {
 	DIR *d = opendir(path);
@@ -228,7 +234,7 @@ static int bdd_walk(struct bdd_scan *scan, const char *path, int depth)
 				strerror(errno));
 		return 0;
 	}
-	err = bdd_dir_walked(scan, dirfd(d));
+	err = bdd_dir_note(scan, dirfd(d));
 	while (!err && (de = readdir(d))) {
 		unsigned char type;
 		char *child;
@@ -250,10 +256,10 @@ static int bdd_walk(struct bdd_scan *scan, const char *path, int depth)
 		free(child);
 	}
 	closedir(d);
-	return err < 0 ? err : 0;
+	return err == -EEXIST ? 0 : err;
 }
 
-/* The files of part @kind in the tree @dir. */
+/* The files of part @kind in the tree @dir: 0, or -ENOMEM. */
 static int bdd_index_tree(struct bdd_scan *scan, enum bdd_part_kind kind,
 			  const char *dir)
 {
@@ -309,6 +315,7 @@ static void bdd_part_clear(struct bdd_part *part)
 	part->nr = part->alloc = 0;
 }
 
+/* Part @kind of the trees @dirs, in order: 0, or -ENOMEM (half built). */
 static int bdd_part_build(struct bdd_part *part, enum bdd_part_kind kind,
 			  char *const *dirs, size_t nr_dirs,
 			  const struct symprov_host *host)
@@ -349,25 +356,25 @@ void bdd_index_init(struct bdd_index *idx)
 	elf_version(EV_CURRENT);
 }
 
-const struct bdd_part *bdd_index_get(struct bdd_index *idx,
-				     enum bdd_part_kind kind, char *const *dirs,
-				     size_t nr_dirs,
-				     const struct symprov_host *host, int *err)
+int bdd_index_get(struct bdd_index *idx, enum bdd_part_kind kind,
+		  char *const *dirs, size_t nr_dirs,
+		  const struct symprov_host *host, const struct bdd_part **part)
 {
-	struct bdd_part *part = &idx->parts[kind];
+	struct bdd_part *p = &idx->parts[kind];
+	int err = 0;
 
-	*err = 0;
-	pthread_mutex_lock(&part->lock);
-	if (!part->built) {
-		*err = bdd_part_build(part, kind, dirs, nr_dirs, host);
+	pthread_mutex_lock(&p->lock);
+	if (!p->built) {
+		err = bdd_part_build(p, kind, dirs, nr_dirs, host);
 		/* a half part after ENOMEM: try again next time */
-		if (*err)
-			bdd_part_clear(part);
+		if (err)
+			bdd_part_clear(p);
 		else
-			part->built = true;
+			p->built = true;
 	}
-	pthread_mutex_unlock(&part->lock);
-	return *err ? NULL : part;
+	pthread_mutex_unlock(&p->lock);
+	*part = err ? NULL : p;
+	return err;
 }
 
 void bdd_index_fini(struct bdd_index *idx)

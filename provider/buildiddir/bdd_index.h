@@ -48,17 +48,17 @@ struct bdd_index {
 void bdd_index_init(struct bdd_index *idx);
 
 /*
- * Part @kind of the index of @dirs, built at the first call: the files of
- * @dirs in order, a file reached twice (e.g. through the lib/modules
- * symlink) once, a directory walked once.  Reads only the ELF header, the
- * section headers and the notes of each file; files that cannot be read
- * are left out and logged.  NULL with *err -ENOMEM when it cannot be built
- * (tried again at the next call).
+ * Part @kind of the index of @dirs into *@part, built at the first call:
+ * the files of @dirs in order, a file reached twice (e.g. through the
+ * lib/modules symlink) once, a directory walked once.  Reads only the ELF
+ * header, the section headers and the notes of each file; files that
+ * cannot be read are left out and logged.  0, or -ENOMEM when it cannot
+ * be built (tried again at the next call).
  */
-const struct bdd_part *bdd_index_get(struct bdd_index *idx,
-				     enum bdd_part_kind kind, char *const *dirs,
-				     size_t nr_dirs,
-				     const struct symprov_host *host, int *err);
+int bdd_index_get(struct bdd_index *idx, enum bdd_part_kind kind,
+		  char *const *dirs, size_t nr_dirs,
+		  const struct symprov_host *host,
+		  const struct bdd_part **part);
 
 void bdd_index_fini(struct bdd_index *idx);
 

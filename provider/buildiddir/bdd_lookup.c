@@ -50,31 +50,49 @@ enum bdd_layout {
 
 #define BDD_MAX_LAYOUTS 4
 
-/* The names to look at for @kind, best first; 0 for a kind not served. */
-static int bdd_layouts_of(uint32_t kind, enum bdd_layout *l)
-{
-	switch (kind) {
-	case SYMPROV_KIND_KERNEL:
+/* How a kind is looked for. */
+struct bdd_plan {
+	enum bdd_layout layouts[BDD_MAX_LAYOUTS]; /* the names, best first */
+	size_t nr_layouts; /* 0: a kind not served */
+	bool indexed; /* and then in this part of the index: */
+	enum bdd_part_kind part;
+};
+
+static const struct bdd_plan bdd_plans[] = {
+	[SYMPROV_KIND_KERNEL] = {
 		/* DWARF also serves data-type profiling: prefer it. */
-		l[0] = BDD_BUILD_ID_DEBUG;
-		l[1] = BDD_SERVER_DEBUGINFO;
-		l[2] = BDD_BUILD_ID_PLAIN;
-		l[3] = BDD_SERVER_EXECUTABLE;
-		return 4;
-	case SYMPROV_KIND_KERNEL_MODULE:
-	case SYMPROV_KIND_DEBUGINFO:
-		l[0] = BDD_BUILD_ID_DEBUG;
-		l[1] = BDD_SERVER_DEBUGINFO;
-		return 2;
-	case SYMPROV_KIND_EXECUTABLE:
-		l[0] = BDD_BUILD_ID_PLAIN;
-		l[1] = BDD_SERVER_EXECUTABLE;
-		return 2;
-	default:
-		return 0;
-	}
+		.layouts = { BDD_BUILD_ID_DEBUG, BDD_SERVER_DEBUGINFO,
+			     BDD_BUILD_ID_PLAIN, BDD_SERVER_EXECUTABLE },
+		.nr_layouts = 4,
+		.indexed = true,
+		.part = BDD_PART_KERNELS,
+	},
+	[SYMPROV_KIND_KERNEL_MODULE] = {
+		.layouts = { BDD_BUILD_ID_DEBUG, BDD_SERVER_DEBUGINFO },
+		.nr_layouts = 2,
+		.indexed = true,
+		.part = BDD_PART_MODULES,
+	},
+	[SYMPROV_KIND_DEBUGINFO] = {
+		.layouts = { BDD_BUILD_ID_DEBUG, BDD_SERVER_DEBUGINFO },
+		.nr_layouts = 2,
+	},
+	[SYMPROV_KIND_EXECUTABLE] = {
+		.layouts = { BDD_BUILD_ID_PLAIN, BDD_SERVER_EXECUTABLE },
+		.nr_layouts = 2,
+	},
+};
+
+/* How @kind is looked for, or NULL for a kind not served. */
+static const struct bdd_plan *bdd_plan_of(uint32_t kind)
+{
+	if (kind >= sizeof(bdd_plans) / sizeof(bdd_plans[0]) ||
+	    !bdd_plans[kind].nr_layouts)
+		return NULL;
+	return &bdd_plans[kind];
 }
 
+/* The name @layout gives @hex in @dir, malloc()ed; NULL without memory. */
 static char *bdd_path_of(const char *dir, enum bdd_layout layout,
 			 const char *hex)
 {
@@ -100,9 +118,35 @@ static char *bdd_path_of(const char *dir, enum bdd_layout layout,
 }
 
 /*
- * @path carries the build ID of @req: 1, with ans->path set; 0 when there
- * is no such file (a dangling link is none); -1 for a bad file, logged,
- * its errno in ans->error if it is the first; -ENOMEM.
+ * The file @real, resolved, is one that @req can have: 0, or a negative
+ * errno (-EBADMSG: it failed the check), and *why may say what is wrong.
+ */
+static int bdd_check(const struct symprov_request *req, const char *real,
+		     const char **why)
+{
+	int fd = open(real, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat sb;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		err = -EINVAL;
+		*why = "not a regular file";
+	} else if (symprov_verify_kind(fd, req->kind, req->build_id,
+				       req->build_id_len, why)) {
+		/* the next name may hold the right file: this one is logged */
+		err = -EBADMSG;
+	}
+	close(fd);
+	return err;
+}
+
+/*
+ * @path carries the build ID of @req: 0, with ans->path set to the file
+ * resolved; -ENOENT when there is no such file (a dangling link is none);
+ * -EBADMSG for a bad file, logged, its errno in ans->error if it is the
+ * first; -ENOMEM.
  */
 static int bdd_try(const struct bdd_state *st,
 		   const struct symprov_request *req, const char *path,
@@ -111,113 +155,75 @@ static int bdd_try(const struct bdd_state *st,
 	const char *why = NULL;
 	char *real = realpath(path, NULL);
 	struct stat sb;
-	int fd = -1, err = 0, ret = -1;
+	int err;
 
 	if (!real) {
-		err = errno;
-		if (err == ENOENT || err == ENOTDIR) {
-			if (!lstat(path, &sb) && S_ISLNK(sb.st_mode))
-				bdd_log(st->host, SYMPROV_LOG_DEBUG,
-					"%s: dangling symlink", path);
-			ret = 0;
-		}
-		goto out;
+		err = -errno;
+		if (err != -ENOENT && err != -ENOTDIR)
+			goto bad;
+		if (!lstat(path, &sb) && S_ISLNK(sb.st_mode))
+			bdd_log(st->host, SYMPROV_LOG_DEBUG,
+				"%s: dangling symlink", path);
+		return -ENOENT;
 	}
-	fd = open(real, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		err = errno;
-	} else if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
-		err = EINVAL;
-		why = "not a regular file";
-	} else if (symprov_verify_kind(fd, req->kind, req->build_id,
-				       req->build_id_len, &why)) {
-		/* the next name may hold the right file: this one is logged */
-		err = EBADMSG;
-	}
+	err = bdd_check(req, real, &why);
 	if (!err) {
 		ans->path = real;
-		real = NULL;
-		ret = 1;
+		return 0;
 	}
-out:
-	if (err && ret < 0) {
-		bdd_log(st->host, SYMPROV_LOG_WARN, "%s%s%s: %s", path,
-			real && strcmp(real, path) != 0 ? " -> " : "",
-			real && strcmp(real, path) != 0 ? real : "",
-			why ?: strerror(err));
-		if (!ans->error)
-			ans->error = err;
-		if (err == ENOMEM)
-			ret = -ENOMEM;
-	}
-	if (fd >= 0)
-		close(fd);
+bad:
+	bdd_log(st->host, SYMPROV_LOG_WARN, "%s%s%s: %s", path,
+		real && strcmp(real, path) != 0 ? " -> " : "",
+		real && strcmp(real, path) != 0 ? real : "",
+		why ?: strerror(-err));
+	if (!ans->error)
+		ans->error = -err;
 	free(real);
-	return ret;
+	return err == -ENOMEM ? -ENOMEM : -EBADMSG;
 }
 
-/* The part of the index for @kind: 0 and *pk, or -1 for a kind it lacks. */
-static int bdd_part_of(uint32_t kind, enum bdd_part_kind *pk)
+/*
+ * @err is what bdd_try() said of one more file: whether the lookup ends
+ * with it (found, or out of memory); *@bad notes a bad file.
+ */
+static bool bdd_tried(int err, bool *bad)
 {
-	switch (kind) {
-	case SYMPROV_KIND_KERNEL:
-		*pk = BDD_PART_KERNELS;
-		return 0;
-	case SYMPROV_KIND_KERNEL_MODULE:
-		*pk = BDD_PART_MODULES;
-		return 0;
-	default:
-		return -1;
-	}
-}
-
-/* Accumulate one bdd_try(): 1 when done (found or out of memory). */
-static int bdd_tried(int ret, int *status)
-{
-	if (ret > 0) {
-		*status = SYMPROV_FOUND;
-		return 1;
-	}
-	if (ret == -ENOMEM) {
-		*status = -ENOMEM;
-		return 1;
-	}
-	if (ret < 0)
-		*status = SYMPROV_UNAVAILABLE;
-	return 0;
+	if (err == -EBADMSG)
+		*bad = true;
+	return err != -ENOENT && err != -EBADMSG;
 }
 
 int bdd_lookup(struct bdd_state *st, const struct symprov_request *req,
 	       struct bdd_answer *ans)
 {
-	enum bdd_layout layouts[BDD_MAX_LAYOUTS];
-	int nr = bdd_layouts_of(req->kind, layouts);
-	int status = SYMPROV_NOT_FOUND, err = 0;
+	const struct bdd_plan *plan = bdd_plan_of(req->kind);
 	char hex[SYMPROV_BUILD_ID_HEX_MAX];
 	const struct bdd_part *part;
-	enum bdd_part_kind pk;
+	bool bad = false;
 	size_t d, i;
+	int err;
 
-	if (!nr)
-		return SYMPROV_DISABLED;
+	if (!plan)
+		return -EOPNOTSUPP;
 	symprov_build_id_hex(req->build_id, req->build_id_len, hex);
 	for (d = 0; d < st->nr_dirs; d++) {
-		for (i = 0; i < (size_t)nr; i++) {
-			char *path = bdd_path_of(st->dirs[d], layouts[i], hex);
+		for (i = 0; i < plan->nr_layouts; i++) {
+			char *path =
+				bdd_path_of(st->dirs[d], plan->layouts[i], hex);
 
 			if (!path)
 				return -ENOMEM;
 			err = bdd_try(st, req, path, ans);
 			free(path);
-			if (bdd_tried(err, &status))
-				return status;
+			if (bdd_tried(err, &bad))
+				return err;
 		}
 	}
-	if (bdd_part_of(req->kind, &pk))
-		return status;
-	part = bdd_index_get(&st->index, pk, st->dirs, st->nr_dirs, st->host,
-			     &err);
-	if (!part)
+	if (!plan->indexed)
+		return bad ? -EBADMSG : -ENOENT;
+	err = bdd_index_get(&st->index, plan->part, st->dirs, st->nr_dirs,
+			    st->host, &part);
+	if (err)
 		return err;
 	for (i = 0; i < part->nr; i++) {
 		const struct bdd_indexed *f = &part->files[i];
@@ -226,8 +232,9 @@ int bdd_lookup(struct bdd_state *st, const struct symprov_request *req,
 		    memcmp(f->build_id, req->build_id, f->build_id_len) != 0)
 			continue;
 		/* checked again: it may have changed since it was indexed */
-		if (bdd_tried(bdd_try(st, req, f->path, ans), &status))
-			return status;
+		err = bdd_try(st, req, f->path, ans);
+		if (bdd_tried(err, &bad))
+			return err;
 	}
-	return status;
+	return bad ? -EBADMSG : -ENOENT;
 }

@@ -118,17 +118,19 @@ static int bdd_init(const struct symprov_host *host, void **data)
 	symprov_list_split(dirs, ':', bdd_count, &n);
 	st->dirs = calloc(n ? n : 1, sizeof(*st->dirs));
 	if (!st->dirs) {
-		bdd_fini(st);
-		return -ENOMEM;
+		parse.err = -ENOMEM;
+		goto err;
 	}
 	symprov_list_split(dirs, ':', bdd_add_dir, &parse);
-	if (parse.err) {
-		bdd_fini(st);
-		return parse.err;
-	}
+	if (parse.err)
+		goto err;
 	bdd_log(host, SYMPROV_LOG_DEBUG, "trees (%s): %s", parse.from, dirs);
 	*data = st;
 	return 0;
+
+err:
+	bdd_fini(st);
+	return parse.err;
 }
 
 static int bdd_find(void *data, const struct symprov_request *host_req,
@@ -137,7 +139,7 @@ static int bdd_find(void *data, const struct symprov_request *host_req,
 	struct bdd_state *st = data;
 	struct bdd_answer ans = { 0 };
 	struct symprov_request req;
-	int status;
+	int err;
 
 	if (symprov_copy_struct(&req, sizeof(req), host_req, host_req->size) ||
 	    !req.build_id || !req.build_id_len ||
@@ -146,16 +148,19 @@ static int bdd_find(void *data, const struct symprov_request *host_req,
 		bdd_log(st->host, SYMPROV_LOG_ERROR, "invalid request");
 		return SYMPROV_UNAVAILABLE;
 	}
-	status = bdd_lookup(st, &req, &ans);
-	if (status == -ENOMEM) {
-		ans.error = ENOMEM;
-		status = SYMPROV_UNAVAILABLE;
-	}
-	if (status == SYMPROV_FOUND)
+	err = bdd_lookup(st, &req, &ans);
+	if (!err) {
 		res->path = ans.path;
-	else if (ans.error && SYMPROV_HAS(res, error))
+		return SYMPROV_FOUND;
+	}
+	if (err == -EOPNOTSUPP) /* a kind not served */
+		return SYMPROV_DISABLED;
+	if (err == -ENOMEM)
+		ans.error = ENOMEM;
+	if (ans.error && SYMPROV_HAS(res, error))
 		res->error = ans.error;
-	return status;
+	/* -EBADMSG: only bad files where it was looked for */
+	return err == -ENOENT ? SYMPROV_NOT_FOUND : SYMPROV_UNAVAILABLE;
 }
 
 static const struct symprov_provider bdd_provider = {

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libdebuginfod 0.188 (fixed later) ends a transfer cancelled by the progress
- * callback as a 404 and writes it into its cache as a miss: the build ID
- * then fails at once, without asking, for cache_miss_s (10 minutes).  A
- * user who skipped a slow download did not say the file does not exist,
- * so remove that entry again.
+ * libdebuginfod writes a miss into its cache for what was none: a server
+ * error (every release so far), a transfer the progress callback cancelled
+ * (DIP_CANCEL_CACHES_MISS).  The build ID then fails at once, without
+ * asking, for cache_miss_s (10 minutes).  A user who skipped a slow
+ * download did not say the file does not exist, so remove that entry
+ * again.
  *
- * The cache layout is libdebuginfod's own; this follows the one of
- * debuginfod_query_server() in 0.188: the cache root is
- * $DEBUGINFOD_CACHE_PATH, else $HOME/.debuginfod_client_cache if it
- * exists, else ${XDG_CACHE_HOME:-$HOME/.cache}/debuginfod_client, and a
- * miss is an empty file ROOT/BUILDID/TYPE.  Only an empty file is ever
- * removed, so a wrong guess cannot lose a downloaded file.
+ * The cache layout is libdebuginfod's own, and no call of it tells where
+ * its cache is (none up to 0.196); this follows its layout, the same from
+ * 0.188 to 0.196: the cache root is $DEBUGINFOD_CACHE_PATH, else
+ * $HOME/.debuginfod_client_cache if it exists, else
+ * ${XDG_CACHE_HOME:-$HOME/.cache}/debuginfod_client, and a miss is an
+ * empty file ROOT/BUILDID/TYPE.  Only an empty file is ever removed, so a
+ * wrong guess cannot lose a downloaded file.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,11 +28,13 @@
 #include <unistd.h>
 
 #include "dip_cache.h"
+#include "dip_compat.h"
 
+/* ROOT in @buf: 0, or -ENAMETOOLONG. */
 static int dip_cache_root(char *buf, size_t size)
 {
 	const char *home = getenv("HOME") ?: "/";
-	const char *var = getenv("DEBUGINFOD_CACHE_PATH");
+	const char *var = getenv(DEBUGINFOD_CACHE_PATH_ENV_VAR);
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	struct stat st;
 	int n;
@@ -86,13 +90,15 @@ long long dip_cache_bytes(const char *hex)
 	long long bytes = 0;
 	struct dirent *de;
 	struct stat st;
+	int err;
 	DIR *d;
 
-	if (dip_cache_path(hex, NULL, dir, sizeof(dir)))
-		return -1;
+	err = dip_cache_path(hex, NULL, dir, sizeof(dir));
+	if (err)
+		return err;
 	d = opendir(dir);
 	if (!d)
-		return -1;
+		return -errno;
 	while ((de = readdir(d))) {
 		if (!fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
 		    S_ISREG(st.st_mode))
@@ -111,22 +117,14 @@ bool dip_cache_holds(const char *hex, const char *name)
 	       !stat(path, &st) && S_ISREG(st.st_mode) && st.st_size > 0;
 }
 
-int dip_cache_forget_miss(const char *hex, const char *type)
+bool dip_cache_forget_miss(const char *hex, const char *type)
 {
 	char path[PATH_MAX];
 	struct stat st;
-	int err;
 
-	err = dip_cache_path(hex, type, path, sizeof(path));
-	if (err)
-		return err;
-	if (lstat(path, &st))
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISREG(st.st_mode) || st.st_size != 0)
-		return 0;
-	if (unlink(path))
-		return errno == ENOENT ? 0 : -errno;
-	return 1;
+	return !dip_cache_path(hex, type, path, sizeof(path)) &&
+	       !lstat(path, &st) && S_ISREG(st.st_mode) && !st.st_size &&
+	       !unlink(path);
 }
 
 /*
@@ -138,34 +136,34 @@ int dip_cache_forget_miss(const char *hex, const char *type)
  */
 #define DIP_CACHE_LANDING_SLACK_S 1
 
-int dip_cache_landing(const char *hex, const char *type)
+enum dip_entry dip_cache_entry(const char *hex, const char *type)
 {
 	char path[PATH_MAX];
 	size_t len = strlen(type);
+	bool landing = false;
 	struct dirent *de;
 	struct stat st;
 	time_t marker;
-	int ret = 0;
 	DIR *dir;
 
 	if (dip_cache_path(hex, type, path, sizeof(path)) || stat(path, &st) ||
 	    !S_ISREG(st.st_mode))
-		return 0;
+		return DIP_ENTRY_NONE;
 	if (st.st_size)
-		return 2;
+		return DIP_ENTRY_FILE;
 	marker = st.st_ctime;
 	path[strlen(path) - len - 1] = '\0';
 	dir = opendir(path);
 	if (!dir)
-		return 0;
+		return DIP_ENTRY_NONE;
 	/* mkstemp("TYPE.XXXXXX") of a download */
-	while (!ret && (de = readdir(dir))) {
-		ret = !strncmp(de->d_name, type, len) &&
-		      de->d_name[len] == '.' &&
-		      strlen(de->d_name + len + 1) == 6 &&
-		      !fstatat(dirfd(dir), de->d_name, &st, 0) &&
-		      st.st_ctime >= marker - DIP_CACHE_LANDING_SLACK_S;
+	while (!landing && (de = readdir(dir))) {
+		landing = !strncmp(de->d_name, type, len) &&
+			  de->d_name[len] == '.' &&
+			  strlen(de->d_name + len + 1) == 6 &&
+			  !fstatat(dirfd(dir), de->d_name, &st, 0) &&
+			  st.st_ctime >= marker - DIP_CACHE_LANDING_SLACK_S;
 	}
 	closedir(dir);
-	return ret;
+	return landing ? DIP_ENTRY_LANDING : DIP_ENTRY_NONE;
 }

@@ -13,14 +13,15 @@
 int dip_cache_path(const char *hex, const char *name, char *buf, size_t size);
 
 /*
- * Make ROOT/@hex as libdebuginfod 0.188 makes it (ROOT with ACCESSPERMS,
+ * Make ROOT/@hex as libdebuginfod makes it (ROOT with ACCESSPERMS,
  * ROOT/@hex 0700), if missing.  0, or -errno.
  */
 int dip_cache_mkdir(const char *hex);
 
 /*
  * The bytes of the files in ROOT/@hex: they change while a download of
- * that build ID goes on.  -1 when there is no such directory.
+ * that build ID goes on.  A negative errno when the directory cannot be
+ * read (-ENOENT: there is none).
  */
 long long dip_cache_bytes(const char *hex);
 
@@ -30,16 +31,20 @@ bool dip_cache_holds(const char *hex, const char *name);
 /*
  * Remove the negative-cache entry ("this build ID is a miss") that
  * libdebuginfod wrote for @type ("debuginfo", "executable") of the build
- * ID @hex, if there is one.  Returns 1 when one was removed, 0 if none,
- * -errno on failure.
+ * ID @hex, if there is one.  True when one was removed; a failure to is
+ * no harm to the caller (the miss ages out), so it is not told apart.
  */
-int dip_cache_forget_miss(const char *hex, const char *type);
+bool dip_cache_forget_miss(const char *hex, const char *type);
 
-/*
- * What the cache holds for @type of @hex: 2 a file, 1 an empty miss
- * marker beside a download in progress (its temporary file), 0 anything
- * else.
- */
-int dip_cache_landing(const char *hex, const char *type);
+/* What the cache holds for one file, as dip_cache_entry() sees it. */
+enum dip_entry {
+	DIP_ENTRY_NONE, /* nothing, a miss, or what it cannot tell */
+	/* an empty miss marker beside a download in progress (its temp file) */
+	DIP_ENTRY_LANDING,
+	DIP_ENTRY_FILE, /* the file, something in it */
+};
+
+/* What the cache holds for @type of @hex. */
+enum dip_entry dip_cache_entry(const char *hex, const char *type);
 
 #endif /* DIP_CACHE_H */

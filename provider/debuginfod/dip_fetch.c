@@ -2,13 +2,13 @@
 /*
  * One query through libdebuginfod: it does the HTTP, the server list, the
  * retries, the limits (DEBUGINFOD_TIMEOUT, _MAXTIME, _MAXSIZE) and the
- * client cache; this adds the check of what came back, the mapping of
- * errors onto symprov statuses and the host's progress and cancellation.
+ * client cache; this adds the check of what came back, a miss told from a
+ * failure (a negative errno, dip_fetch.h) and the host's progress and
+ * cancellation.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create */
 #endif
-#include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -20,9 +20,10 @@
 #include <unistd.h>
 
 #include "dip_cache.h"
+#include "dip_compat.h"
 #include "dip_fetch.h"
 #include "dip_lock.h"
-#include "dip_log.h"
+#include "dip_host.h"
 #include "dip_miss.h"
 #include "dip_pool.h"
 #include "symprov_verify.h"
@@ -51,21 +52,31 @@ const char *dip_kind_str(uint32_t kind)
 
 struct dip_query {
 	const struct symprov_host *host;
-	const struct symprov_request *req;
+	const struct symprov_request *req; /* the host's, for its progress() */
 	const struct dip_target *target;
+	const char *hex; /* the build ID */
 	bool cancelled;
-	int limit; /* EFBIG: cancelled by us, over DEBUGINFOD_MAXSIZE */
+	int limit; /* -EFBIG: cancelled by us, over DEBUGINFOD_MAXSIZE */
 	long maxsize;
+	bool verbose; /* DEBUGINFOD_VERBOSE: the user reads the log */
+	bool cached; /* the cache holds the file: no log */
 	int vfd; /* the verbose log, or -1 */
+	off_t vfd_read; /* the log before this said nothing of a whole file */
 	bool whole; /* cancelled by us: a section query turned into a file's */
+	bool transient; /* a miss that is a server's failure */
 	long long length; /* the body's Content-Length, or -1 */
+#if DIP_DOUBLE_CLOSE
 	bool setup; /* holds dip_setup_lock */
+#endif
+	/* once the client is back in the pool: */
+	long long size; /* the size the body must have, or -1 */
+	char server[512]; /* the server that sent it, or "" */
 };
 
+#if DIP_DOUBLE_CLOSE
 /*
- * libdebuginfod 0.188 closes a file twice at the start of every query
- * (debuginfod_config_cache(): fclose() of an fdopen()ed descriptor, then
- * close() of it): a file another thread opened in between loses its
+ * libdebuginfod closes a file twice at the start of every query
+ * (DIP_DOUBLE_CLOSE): a file another thread opened in between loses its
  * descriptor, and a download fails or, worse, goes to the wrong file.  A
  * query opens its files (the cache's, the download's, the sockets) before
  * its transfer starts: until then one query of this process at a time,
@@ -74,6 +85,12 @@ struct dip_query {
  */
 static pthread_mutex_t dip_setup_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static void dip_setup_begin(struct dip_query *q)
+{
+	pthread_mutex_lock(&dip_setup_lock);
+	q->setup = true;
+}
+
 static void dip_setup_done(struct dip_query *q)
 {
 	if (q->setup) {
@@ -81,31 +98,45 @@ static void dip_setup_done(struct dip_query *q)
 		pthread_mutex_unlock(&dip_setup_lock);
 	}
 }
+#else
+static void dip_setup_begin(struct dip_query *q)
+{
+	(void)q;
+}
 
+static void dip_setup_done(struct dip_query *q)
+{
+	(void)q;
+}
+#endif
+
+/*
+ * libdebuginfod's progress callback: 1 stops the query, and its struct
+ * dip_query says why (cancelled, limit, whole).
+ */
 static int dip_progressfn(debuginfod_client *client, long done, long total)
 {
 	struct dip_query *q = debuginfod_get_user_data(client);
-	int action;
 
 	dip_setup_done(q);
 	/*
-	 * debuginfod_find_section() of 0.188 downloads the whole debuginfo
-	 * when a server answers 503 (no section support): the caller decides
-	 * that, verified and said, not this query, whatever its size: a
-	 * section's bound is not the file's.
+	 * debuginfod_find_section() downloads the whole debuginfo when a
+	 * server answers 503 (no section support): the caller decides that,
+	 * verified and said, not this query, whatever its size: a section's
+	 * bound is not the file's.
 	 */
 	if (q->target->section && q->vfd >= 0 &&
-	    dip_miss_log_says_whole_file(q->vfd)) {
+	    dip_miss_log_says_whole_file(q->vfd, &q->vfd_read)) {
 		q->whole = true;
 		return 1;
 	}
 	/*
 	 * libdebuginfod checks DEBUGINFOD_MAXSIZE against Content-Length
-	 * only; without one, count the bytes.  (Before a server sends, @done
-	 * counts loops, far under any sensible size.)
+	 * only (0.188 to 0.196); without one, count the bytes.  (Before a
+	 * server sends, @done counts loops, far under any sensible size.)
 	 */
 	if (q->maxsize > 0 && total <= 0 && done > q->maxsize) {
-		q->limit = EFBIG;
+		q->limit = -EFBIG;
 		return 1;
 	}
 	/* libdebuginfod passes the winning server's Content-Length */
@@ -113,30 +144,13 @@ static int dip_progressfn(debuginfod_client *client, long done, long total)
 		q->length = total;
 	if (q->target->max &&
 	    (total > q->target->max || done > q->target->max)) {
-		q->limit = EFBIG;
+		q->limit = -EFBIG;
 		return 1;
 	}
-	if (!q->host->progress)
-		return 0;
-	action = q->host->progress(q->host->data, q->req,
-				   done > 0 ? (uint64_t)done : 0,
-				   total > 0 ? (uint64_t)total : 0);
-	if (action != SYMPROV_PROGRESS_CONTINUE)
+	if (dip_host_says_stop(q->host, q->req, done > 0 ? (uint64_t)done : 0,
+			       total > 0 ? (uint64_t)total : 0))
 		q->cancelled = true;
 	return q->cancelled;
-}
-
-/* Not found is authoritative only when a server said so (404). */
-static int dip_status_of(int rc)
-{
-	switch (rc) {
-	case -ENOENT:
-		return SYMPROV_NOT_FOUND;
-	case -ENOSYS: /* no server configured */
-		return SYMPROV_DISABLED;
-	default:
-		return SYMPROV_UNAVAILABLE;
-	}
 }
 
 /* The body's size, as the debuginfod server announced it, or -1. */
@@ -152,14 +166,15 @@ static long long dip_announced_size(debuginfod_client *client)
 	return -1;
 }
 
-static int dip_query_once(debuginfod_client *client, const struct dip_target *t,
+/* One query of @q's target: a descriptor, or libdebuginfod's -errno. */
+static int dip_query_once(debuginfod_client *client,
 			  const struct symprov_request *req, char **file)
 {
 	struct dip_query *q = debuginfod_get_user_data(client);
+	const struct dip_target *t = q->target;
 	int fd;
 
-	pthread_mutex_lock(&dip_setup_lock);
-	q->setup = true;
+	dip_setup_begin(q);
 	if (t->section)
 		fd = debuginfod_find_section(client, req->build_id,
 					     (int)req->build_id_len, t->section,
@@ -177,11 +192,182 @@ static int dip_query_once(debuginfod_client *client, const struct dip_target *t,
 int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	      const struct symprov_request *req,
 	      const struct symprov_request *host_req, enum dip_type type,
-	      char **path, int *err)
+	      char **path)
 {
 	struct dip_target t = { .type = type, .what = dip_type_str(type) };
 
-	return dip_fetch_target(pool, host, req, host_req, &t, path, NULL, err);
+	return dip_fetch_target(pool, host, req, host_req, &t, path, NULL);
+}
+
+/* Hand @q to @client: its progress callback and, for a query, the log. */
+static void dip_query_start(struct dip_query *q, debuginfod_client *client)
+{
+	const char *env = getenv(DEBUGINFOD_MAXSIZE_ENV_VAR);
+
+	q->maxsize = env ? strtol(env, NULL, 10) : 0;
+	env = getenv(DEBUGINFOD_VERBOSE_ENV_VAR);
+	q->verbose = env && *env;
+	/*
+	 * The log tells a 5xx from a 404 (dip_miss.c); a user who asked
+	 * for it (DEBUGINFOD_VERBOSE) still gets it, after the query.  A
+	 * file in the cache asks no server: writing the log would be a
+	 * quarter of the lookup, and a miss now would be no 404 to trust.
+	 */
+	q->cached = !q->verbose &&
+		    dip_cache_entry(q->hex, q->target->what) == DIP_ENTRY_FILE;
+	if (!q->cached)
+		q->vfd = memfd_create("dip-verbose", MFD_CLOEXEC);
+	if (q->vfd >= 0)
+		debuginfod_set_verbose_fd(client, q->vfd);
+	debuginfod_set_user_data(client, q);
+	debuginfod_set_progressfn(client, dip_progressfn);
+}
+
+/*
+ * The query, and once more when it missed while a download of another
+ * process was landing: a descriptor, or libdebuginfod's -errno.
+ */
+static int dip_query_run(struct dip_query *q, debuginfod_client *client,
+			 const struct symprov_request *req, char **file)
+{
+	int fd = dip_query_once(client, req, file);
+
+	if (fd != -ENOENT || q->cancelled || q->whole)
+		return fd;
+	q->transient = q->cached ||
+		       (q->vfd >= 0 && dip_miss_log_says_transient(q->vfd));
+	if (q->transient ||
+	    !dip_miss_wait_landing(q->host, q->req, q->hex, q->target->what))
+		return fd;
+	/* served from the cache now */
+	q->length = -1;
+	return dip_query_once(client, req, file);
+}
+
+/*
+ * Take what @client knows of the query that gave @fd before it goes back
+ * to the pool: the size the body must have, the server a warning names.
+ * The log goes.
+ */
+static void dip_query_end(struct dip_query *q, debuginfod_client *client,
+			  int fd)
+{
+	long long announced = fd >= 0 ? dip_announced_size(client) : -1;
+	const char *url = fd >= 0 ? debuginfod_get_url(client) : NULL;
+
+	/*
+	 * A section's size is its Content-Length: debuginfod 0.188 announces
+	 * the whole file's (X-DEBUGINFOD-SIZE) for a section of a file it
+	 * has just extracted from an archive.
+	 */
+	q->size = q->target->section || announced < 0 ? q->length : announced;
+	if (url) {
+		char *cut;
+
+		snprintf(q->server, sizeof(q->server), "%s", url);
+		cut = strstr(q->server, "/buildid/");
+		if (cut)
+			*cut = '\0';
+	}
+	if (q->vfd >= 0) {
+		debuginfod_set_verbose_fd(client, -1);
+		if (q->verbose)
+			dip_miss_log_copy(q->vfd, STDERR_FILENO);
+		close(q->vfd);
+		q->vfd = -1;
+	}
+	debuginfod_set_user_data(client, NULL);
+}
+
+/*
+ * The miss a query we cancelled left in the cache for @what, gone
+ * (DIP_CANCEL_CACHES_MISS): true when there was one.
+ */
+static bool dip_forget_cancelled(const char *hex, const char *what)
+{
+#if DIP_CANCEL_CACHES_MISS
+	return dip_cache_forget_miss(hex, what);
+#else
+	(void)hex;
+	(void)what;
+	return false;
+#endif
+}
+
+/*
+ * What the query that gave @fd came to, its file not looked at yet: 0,
+ * or a negative errno (dip_fetch()).  The misses libdebuginfod cached
+ * for what was no miss go.
+ */
+static int dip_query_outcome(const struct dip_query *q, int fd)
+{
+	const struct symprov_host *host = q->host;
+	const char *hex = q->hex, *what = q->target->what;
+
+	if (q->whole) {
+		/* the cancelled download left misses for the whole file */
+		dip_forget_cancelled(hex, "debuginfo");
+		dip_forget_cancelled(hex, "executable");
+		dip_log(host, SYMPROV_LOG_DEBUG,
+			"%s %s: the server serves no sections", hex, what);
+		return -EOPNOTSUPP;
+	}
+	if (q->limit && !q->cancelled) {
+		dip_forget_cancelled(hex, what);
+		return q->limit;
+	}
+	if (q->transient) {
+		/* Not a statement that the file does not exist: forget it. */
+		dip_cache_forget_miss(hex, what);
+		dip_log(host, SYMPROV_LOG_DEBUG,
+			"%s %s: server error, not a miss", hex, what);
+		return -EAGAIN;
+	}
+	if (q->cancelled) {
+		if (dip_forget_cancelled(hex, what))
+			dip_log(host, SYMPROV_LOG_DEBUG,
+				"%s %s: cancelled, dropped the miss libdebuginfod cached for it",
+				hex, what);
+		return -ECANCELED;
+	}
+	if (fd < 0)
+		dip_log(host, SYMPROV_LOG_DEBUG, "%s %s: %s", hex, what,
+			strerror(-fd));
+	return fd < 0 ? fd : 0;
+}
+
+/*
+ * The file the query gave is whole and what @req asks for: 0, or
+ * -EBADMSG, logged, and @file removed: served from the cache next time
+ * otherwise.
+ */
+static int dip_check_file(const struct dip_query *q,
+			  const struct symprov_request *req, int fd,
+			  const char *file)
+{
+	const struct dip_target *t = q->target;
+	const char *why;
+	struct stat st;
+
+	/*
+	 * libdebuginfod (0.188 to 0.196) retries a failed transfer into the
+	 * same file, after what the failed one wrote: check the size the
+	 * server gave.
+	 */
+	if (q->size >= 0 && (fstat(fd, &st) || st.st_size != q->size))
+		why = "size differs from the one the server announced";
+	else if (t->section ||
+		 !symprov_verify_kind(fd, req->kind, req->build_id,
+				      req->build_id_len, &why))
+		return 0;
+	/* no URL: libdebuginfod found it in its cache */
+	dip_log(q->host, SYMPROV_LOG_WARN,
+		"build ID %s: %s from %s rejected: %s; removed from the cache",
+		q->hex, t->what, *q->server ? q->server : "the client cache",
+		why);
+	if (file)
+		unlink(file);
+	return -EBADMSG;
 }
 
 /* dip_fetch_target() of @hex, req's build ID, once no other process does. */
@@ -190,182 +376,65 @@ static int dip_fetch_alone(struct dip_client_pool *pool,
 			   const struct symprov_request *req,
 			   const struct symprov_request *host_req,
 			   const struct dip_target *t, const char *hex,
-			   char **path, int *fdp, int *err)
+			   char **path, int *fdp)
 {
 	struct dip_query q = { .host = host,
 			       .req = host_req,
 			       .target = t,
+			       .hex = hex,
 			       .vfd = -1,
 			       .length = -1 };
 	debuginfod_client *client;
-	const char *why, *env, *url;
-	char *file = NULL, server[512] = "";
-	long long announced, size;
-	bool transient = false;
-	struct stat st;
-	int fd, vfd = -1;
-	bool cached;
+	char *file = NULL;
+	int fd, err;
 
-	env = getenv("DEBUGINFOD_MAXSIZE");
-	q.maxsize = env ? strtol(env, NULL, 10) : 0;
-	env = getenv("DEBUGINFOD_VERBOSE");
 	client = dip_client_get(pool);
-	if (!client) {
-		*err = ENOMEM;
-		return SYMPROV_UNAVAILABLE;
-	}
-	/*
-	 * The log tells a 5xx from a 404 (dip_miss.c); a user who asked
-	 * for it (DEBUGINFOD_VERBOSE) still gets it, after the query.  A
-	 * file in the cache asks no server: writing the log would be a
-	 * quarter of the lookup, and a miss now would be no 404 to trust.
-	 */
-	cached = !(env && *env) && dip_cache_landing(hex, t->what) == 2;
-	if (!cached)
-		vfd = memfd_create("dip-verbose", MFD_CLOEXEC);
-	if (vfd >= 0)
-		debuginfod_set_verbose_fd(client, vfd);
-	q.vfd = vfd;
-	debuginfod_set_user_data(client, &q);
-	debuginfod_set_progressfn(client, dip_progressfn);
-	fd = dip_query_once(client, t, req, &file);
-	if (fd == -ENOENT && !q.cancelled && !q.whole)
-		transient = cached ||
-			    (vfd >= 0 && dip_miss_log_says_transient(vfd));
-	if (fd == -ENOENT && !q.cancelled && !q.whole && !transient &&
-	    dip_miss_wait_landing(host, host_req, hex, t->what)) {
-		/* served from the cache now */
-		q.length = -1;
-		fd = dip_query_once(client, t, req, &file);
-	}
-	/*
-	 * The size the body must have.  A section's is its Content-Length:
-	 * debuginfod 0.188 announces the whole file's (X-DEBUGINFOD-SIZE)
-	 * for a section of a file it has just extracted from an archive.
-	 */
-	announced = fd >= 0 ? dip_announced_size(client) : -1;
-	size = t->section || announced < 0 ? q.length : announced;
-	/* the client goes back to the pool: keep the server a warning names */
-	url = fd >= 0 ? debuginfod_get_url(client) : NULL;
-	if (url) {
-		char *cut;
-
-		snprintf(server, sizeof(server), "%s", url);
-		cut = strstr(server, "/buildid/");
-		if (cut)
-			*cut = '\0';
-	}
-	if (vfd >= 0) {
-		debuginfod_set_verbose_fd(client, -1);
-		if (env && *env)
-			dip_miss_log_copy(vfd, STDERR_FILENO);
-		close(vfd);
-	}
-	debuginfod_set_user_data(client, NULL);
+	if (!client)
+		return -ENOMEM;
+	dip_query_start(&q, client);
+	fd = dip_query_run(&q, client, req, &file);
+	dip_query_end(&q, client, fd);
 	dip_client_put(pool, client);
 
-	if (q.whole) {
-		if (fd >= 0)
-			close(fd);
-		free(file);
-		/* the cancelled download left misses for the whole file */
-		dip_cache_forget_miss(hex, "debuginfo");
-		dip_cache_forget_miss(hex, "executable");
-		dip_log(host, SYMPROV_LOG_DEBUG,
-			"%s %s: the server serves no sections", hex, t->what);
-		*err = EOPNOTSUPP;
-		return SYMPROV_NOT_FOUND;
-	}
-	if (q.limit && !q.cancelled) {
-		if (fd >= 0)
-			close(fd);
-		free(file);
-		dip_cache_forget_miss(hex, t->what);
-		*err = q.limit;
-		return SYMPROV_UNAVAILABLE;
-	}
-	if (transient) {
-		/* Not a statement that the file does not exist: forget it. */
-		dip_cache_forget_miss(hex, t->what);
-		*err = EAGAIN;
-		dip_log(host, SYMPROV_LOG_DEBUG,
-			"%s %s: server error, not a miss", hex, t->what);
-		return SYMPROV_UNAVAILABLE;
-	}
-	if (q.cancelled) {
-		if (fd >= 0)
-			close(fd);
-		free(file);
-		if (dip_cache_forget_miss(hex, t->what) > 0)
-			dip_log(host, SYMPROV_LOG_DEBUG,
-				"%s %s: cancelled, dropped the miss libdebuginfod cached for it",
-				hex, t->what);
-		return SYMPROV_CANCELLED;
-	}
-	if (fd < 0) {
-		*err = -fd;
-		dip_log(host, SYMPROV_LOG_DEBUG, "%s %s: %s", hex, t->what,
-			strerror(-fd));
-		return dip_status_of(fd);
-	}
-
-	/*
-	 * libdebuginfod 0.188 retries a failed transfer into the same file,
-	 * after what the failed one wrote: check the size the server gave.
-	 */
-	if (size >= 0 && (fstat(fd, &st) || st.st_size != size))
-		why = "size differs from the one the server announced";
-	else if (!t->section &&
-		 symprov_verify_kind(fd, req->kind, req->build_id,
-				     req->build_id_len, &why))
-		;
-	else
-		why = NULL;
-	if (why) {
-		close(fd);
-		/* no URL: libdebuginfod found it in its cache */
-		dip_log(host, SYMPROV_LOG_WARN,
-			"build ID %s: %s from %s rejected: %s; removed from the cache",
-			hex, t->what, *server ? server : "the client cache",
-			why);
-		/* Served from the cache next time otherwise. */
-		if (file)
-			unlink(file);
-		free(file);
-		*err = EBADMSG;
-		return SYMPROV_UNAVAILABLE;
-	}
-	if (fdp)
+	err = dip_query_outcome(&q, fd);
+	if (!err)
+		err = dip_check_file(&q, req, fd, file);
+	if (err)
+		goto out;
+	if (fdp) {
 		*fdp = fd;
-	else
-		close(fd);
+		fd = -1;
+	}
 	*path = file;
-	return SYMPROV_FOUND;
+	file = NULL;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(file);
+	return err;
 }
 
 int dip_fetch_target(struct dip_client_pool *pool,
 		     const struct symprov_host *host,
 		     const struct symprov_request *req,
 		     const struct symprov_request *host_req,
-		     const struct dip_target *t, char **path, int *fdp,
-		     int *err)
+		     const struct dip_target *t, char **path, int *fdp)
 {
 	char hex[SYMPROV_BUILD_ID_HEX_MAX];
 	struct dip_lock lock = { .fd = -1 };
-	int status = SYMPROV_CANCELLED;
+	int err = -ECANCELED;
 
 	*path = NULL;
-	*err = 0;
 	symprov_build_id_hex(req->build_id, req->build_id_len, hex);
 	/*
 	 * Another process fetching the same: wait for it, the cache then
 	 * answers.  Held until the file is checked: a waiter never sees one
 	 * that is about to be removed.
 	 */
-	if (dip_cache_landing(hex, t->what) == 2 ||
+	if (dip_cache_entry(hex, t->what) == DIP_ENTRY_FILE ||
 	    !dip_lock_take(&lock, host, host_req, hex, t->what))
-		status = dip_fetch_alone(pool, host, req, host_req, t, hex,
-					 path, fdp, err);
+		err = dip_fetch_alone(pool, host, req, host_req, t, hex, path,
+				      fdp);
 	dip_lock_release(&lock);
-	return status;
+	return err;
 }

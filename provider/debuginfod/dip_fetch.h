@@ -31,34 +31,38 @@ struct dip_target {
 };
 
 /*
- * Ask the servers for @type of @req's build ID.  Returns an enum
- * symprov_status; on SYMPROV_FOUND *path is malloc()ed and names a file
- * that is ELF with exactly that build ID, of the kind @req asks for
- * (symprov_verify_kind()).  *err gets a positive errno detail of a
- * failure.  A file that fails the check is logged and removed from the
- * client cache.  @req is the provider's own copy; @host_req, as the host
- * passed it, goes back to host->progress().
+ * Ask the servers for @type of @req's build ID.  Returns 0 when found,
+ * with *path malloc()ed, naming a file that is ELF with exactly that
+ * build ID, of the kind @req asks for (symprov_verify_kind()); else a
+ * negative errno, as libdebuginfod's:
+ *   -ENOENT      no server has it (a 404): a miss to trust
+ *   -ENOSYS      no server configured
+ *   -ECANCELED   host->progress() said to stop
+ *   -EFBIG       over DEBUGINFOD_MAXSIZE or the target's bound
+ *   -EBADMSG     it failed the check (logged, and out of the client cache)
+ *   -EAGAIN      a server failed where libdebuginfod saw a miss
+ *   -EOPNOTSUPP  a section only: the servers serve no sections
+ * or another one of a failure that may pass.  @req is the provider's own
+ * copy; @host_req, as the host passed it, goes back to host->progress().
  */
 int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	      const struct symprov_request *req,
 	      const struct symprov_request *host_req, enum dip_type type,
-	      char **path, int *err);
+	      char **path);
 
 /*
  * The same for @t.  A section is not checked (it is no ELF file): only
  * its size against the one announced and t->max.  A server that serves
- * no sections (libdebuginfod 0.188 then starts to download the whole
- * file: stopped here) is SYMPROV_NOT_FOUND with *err EOPNOTSUPP; a
- * section over t->max is SYMPROV_UNAVAILABLE with *err EFBIG.  With
- * @fdp, *fdp gets the file open for reading (close it) on SYMPROV_FOUND.
- * A process fetching @t meanwhile is waited for (dip_lock), and the cache
- * then answers; SYMPROV_CANCELLED when the host stopped the wait.
+ * no sections (libdebuginfod then starts to download the whole file:
+ * stopped here) is -EOPNOTSUPP; a section over t->max is -EFBIG.  With
+ * @fdp, *fdp gets the file open for reading (close it) when found.  A
+ * process fetching @t meanwhile is waited for (dip_lock), and the cache
+ * then answers; -ECANCELED when the host stopped the wait.
  */
 int dip_fetch_target(struct dip_client_pool *pool,
 		     const struct symprov_host *host,
 		     const struct symprov_request *req,
 		     const struct symprov_request *host_req,
-		     const struct dip_target *t, char **path, int *fdp,
-		     int *err);
+		     const struct dip_target *t, char **path, int *fdp);
 
 #endif /* DIP_FETCH_H */

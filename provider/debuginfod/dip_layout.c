@@ -298,6 +298,7 @@ static bool dip_note_has_id(const unsigned char *p, size_t len, bool msb,
 	return found;
 }
 
+/* The byte order in which the note carries @id: 0, or -EINVAL (w->why). */
 static int dip_byte_order(struct dip_work *w, const unsigned char *id,
 			  size_t id_len, struct dip_layout *l)
 {
@@ -352,6 +353,10 @@ static size_t dip_syms_parse(const struct dip_tables *t, bool is64, bool msb,
 	return last + 1;
 }
 
+/*
+ * The class the symbol table reads as, and its number of section slots:
+ * 0, or -EINVAL (w->why).
+ */
 static int dip_class(struct dip_work *w, struct dip_layout *l)
 {
 	bool msb = l->elfdata == ELFDATA2MSB;
@@ -381,6 +386,7 @@ static int dip_class(struct dip_work *w, struct dip_layout *l)
 	return 0;
 }
 
+/* What the steps below fill in, for each slot: 0, or -ENOMEM. */
 static int dip_work_alloc(struct dip_work *w)
 {
 	size_t n = w->nr_slots;
@@ -430,7 +436,10 @@ static bool dip_arm_mapping_symbol(const char *name)
 	       (name[2] == '\0' || name[2] == '.');
 }
 
-/* Section symbols, then the other symbols: where they are, what they say. */
+/*
+ * Section symbols, then the other symbols: where they are, what they say.
+ * 0, or -EINVAL (w->why).
+ */
 static int dip_scan_symbols(struct dip_work *w)
 {
 	const char *strtab = (const char *)w->t->strtab;
@@ -533,6 +542,7 @@ static const char *dip_left_out(struct dip_work *w, size_t i,
 	return NULL;
 }
 
+/* The name of each section, and its offset: 0, or -EINVAL (w->why). */
 static int dip_names(struct dip_work *w)
 {
 	const struct dip_str *v = w->strs + 3, *end = w->strs + w->nr_strs;
@@ -572,7 +582,10 @@ out_of_step:
 	return -EINVAL;
 }
 
-/* Names unique, start symbols at the address of their section. */
+/*
+ * Names unique, start symbols at the address of their section: 0,
+ * -EINVAL (w->why), -ENOMEM.
+ */
 static int dip_check_names(struct dip_work *w)
 {
 	struct dip_str *by_name = calloc(w->nr_slots, sizeof(*by_name));
@@ -628,7 +641,7 @@ static int dip_addr_cmp(const void *a, const void *b, void *arg)
 
 /*
  * For each loaded section, the address of the one after it (by address,
- * then index), in next[]; has_next[] false for the last.
+ * then index), in next[]; has_next[] false for the last.  0, or -ENOMEM.
  */
 static int dip_next_addrs(const struct dip_work *w, size_t last_loaded,
 			  uint64_t *next, bool *has_next)
@@ -651,7 +664,10 @@ static int dip_next_addrs(const struct dip_work *w, size_t last_loaded,
 	return 0;
 }
 
-/* Where the symbols of each loaded section end, inside the section. */
+/*
+ * Where the symbols of each loaded section end, inside the section: 0, or
+ * -EINVAL (w->why).
+ */
 static int dip_symbol_ends(struct dip_work *w, const uint64_t *next,
 			   const bool *has_next)
 {
@@ -681,6 +697,10 @@ static int dip_symbol_ends(struct dip_work *w, const uint64_t *next,
 	return 0;
 }
 
+/*
+ * The section headers of @l, but those of the three tables: 0, -EINVAL
+ * (w->why), -ENOMEM.
+ */
 static int dip_sections(struct dip_work *w, struct dip_layout *l)
 {
 	size_t i, n = w->nr_slots, last_loaded = 0, note = 0;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libdebuginfod 0.188 has no lock between processes: eight perf or symprov
- * processes asking at once for a file that is not in the client cache
- * download it eight times (the threads of one process share a download
- * through symprov_memo).  The first to come takes an flock() on a file
- * beside it in the cache and fetches; the others wait, then the cache
- * answers them.
+ * libdebuginfod (0.188 to 0.196) has no lock between processes: eight
+ * perf or symprov processes asking at once for a file that is not in the
+ * client cache download it eight times (the threads of one process share
+ * a download through symprov_memo).  The first to come takes an flock()
+ * on a file beside it in the cache and fetches; the others wait, then the
+ * cache answers them.
  *
  * flock() goes with its process: a holder that dies, by SIGKILL too,
  * releases it at once, so a stale lock blocks nobody.  A holder that lives
@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,18 +32,19 @@
 #include <unistd.h>
 
 #include "dip_cache.h"
+#include "dip_compat.h"
 #include "dip_lock.h"
-#include "dip_log.h"
+#include "dip_host.h"
 
 #define DIP_LOCK_PREFIX "source-symprov-lock-"
 /* A waiter looks this often: a released lock is taken within it. */
 #define DIP_LOCK_POLL_MS 100
-/* libdebuginfod 0.188's DEBUGINFOD_TIMEOUT when it is not set */
+/* libdebuginfod's DEBUGINFOD_TIMEOUT when it is not set (0.188 to 0.196) */
 #define DIP_LOCK_PATIENCE_S 90
 
 static long dip_lock_patience(void)
 {
-	const char *env = getenv("DEBUGINFOD_TIMEOUT");
+	const char *env = getenv(DEBUGINFOD_TIMEOUT_ENV_VAR);
 	long s = env ? strtol(env, NULL, 10) : 0;
 
 	return s > 0 ? s : DIP_LOCK_PATIENCE_S;
@@ -56,7 +58,7 @@ static time_t dip_lock_now(void)
 	return ts.tv_sec;
 }
 
-/* The lock file, made with its directory if need be, or -1. */
+/* The lock file, its directory made if need be: a descriptor, or -errno. */
 static int dip_lock_open(const char *path, const char *hex)
 {
 	const int flags = O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
@@ -64,7 +66,7 @@ static int dip_lock_open(const char *path, const char *hex)
 
 	if (fd < 0 && errno == ENOENT && !dip_cache_mkdir(hex))
 		fd = open(path, flags, 0600);
-	return fd;
+	return fd < 0 ? -errno : fd;
 }
 
 /* Locked @fd is the file @path names: its holder did not remove it. */
@@ -83,7 +85,7 @@ int dip_lock_take(struct dip_lock *l, const struct symprov_host *host,
 	const struct timespec pause = { 0, DIP_LOCK_POLL_MS * 1000000L };
 	long patience = dip_lock_patience();
 	time_t quiet_since = dip_lock_now();
-	long long bytes = -1, now;
+	long long bytes = LLONG_MIN, now; /* none read yet */
 	char name[NAME_MAX + 1];
 	bool waiting = false;
 	int n, fd = -1, ret = 0;
@@ -119,8 +121,7 @@ int dip_lock_take(struct dip_lock *l, const struct symprov_host *host,
 				"%s %s: another process is fetching it: waiting",
 				hex, what);
 		waiting = true;
-		if (host->progress && host->progress(host->data, req, 0, 0) !=
-					      SYMPROV_PROGRESS_CONTINUE) {
+		if (dip_host_says_stop(host, req, 0, 0)) {
 			ret = -ECANCELED;
 			goto out;
 		}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * libdebuginfod 0.188 answers -ENOENT, "not found", for more than a 404:
- * tell a real miss from the rest, which must not be remembered.
+ * libdebuginfod answers -ENOENT, "not found", for more than a 404 (every
+ * release up to 0.196): tell a real miss from the rest, which must not be
+ * remembered.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,14 +11,16 @@
 #include <unistd.h>
 
 #include "dip_cache.h"
+#include "dip_host.h"
 #include "dip_miss.h"
 
 /*
- * libdebuginfod 0.188 ends as -ENOENT, like a 404, and caches as a miss
- * for cache_miss_s: a 5xx, a body shorter than its Content-Length, an
- * empty reply, an unsupported URL scheme, and a retry after a transfer
- * that had begun (its stale target handle lets no new one write).  Its
- * API does not say which; its verbose log does: one "server response
+ * libdebuginfod (0.188 to 0.196) ends as -ENOENT, like a 404, and caches
+ * as a miss for cache_miss_s: a 5xx, a body shorter than its
+ * Content-Length, an empty reply, an unsupported URL scheme, and a retry
+ * after a transfer that had begun (its stale target handle lets no new
+ * one write).  Its API does not say which; its verbose log does, in the
+ * same words in all those releases: one "server response
  * <curl error>" line per server that answered, "url N <curl error
  * buffer>" after it ("The requested URL returned error: 503"), "Retry
  * failed query" per retry.  The log is only used to take a NOT_FOUND
@@ -41,26 +44,35 @@ static bool dip_curl_result_may_be_miss(const char *result)
 }
 
 /*
- * Whether @match says yes to a line of the log (@vfd, read from 0).  The
- * log may still be written to: its offset is put back.
+ * Whether @match says yes to a line of the log (@vfd) from offset *@from
+ * on; *@from moves past the whole lines it said no to, which are not read
+ * again.  The log may still be written to: its offset is put back.
  */
-static bool dip_miss_log_any(int vfd, bool (*match)(const char *line))
+static bool dip_miss_log_any(int vfd, off_t *from,
+			     bool (*match)(const char *line))
 {
 	off_t end = lseek(vfd, 0, SEEK_CUR);
 	bool found = false;
 	size_t size = 0;
 	char *line = NULL;
+	ssize_t n;
 	FILE *f;
 	int fd = end < 0 ? -1 : dup(vfd);
 
-	if (fd < 0 || lseek(fd, 0, SEEK_SET) < 0 || !(f = fdopen(fd, "r"))) {
+	if (fd < 0 || lseek(fd, *from, SEEK_SET) < 0 ||
+	    !(f = fdopen(fd, "r"))) {
 		if (fd >= 0)
 			close(fd);
 		return false;
 	}
-	while (!found && getline(&line, &size, f) > 0) {
+	while (!found && (n = getline(&line, &size, f)) > 0) {
+		bool whole = line[n - 1] == '\n';
+
 		line[strcspn(line, "\n")] = '\0';
 		found = match(line);
+		/* a line still being written is read again, whole */
+		if (!found && whole)
+			*from += n;
 	}
 	free(line);
 	fclose(f);
@@ -86,7 +98,9 @@ static bool dip_miss_line_is_transient(const char *line)
 
 bool dip_miss_log_says_transient(int vfd)
 {
-	return dip_miss_log_any(vfd, dip_miss_line_is_transient);
+	off_t from = 0;
+
+	return dip_miss_log_any(vfd, &from, dip_miss_line_is_transient);
 }
 
 /* The first line of each query, "debuginfod_find_TYPE BUILDID" */
@@ -96,9 +110,9 @@ static bool dip_miss_line_is_whole_file(const char *line)
 	       !strncmp(line, "debuginfod_find_executable ", 27);
 }
 
-bool dip_miss_log_says_whole_file(int vfd)
+bool dip_miss_log_says_whole_file(int vfd, off_t *from)
 {
-	return dip_miss_log_any(vfd, dip_miss_line_is_whole_file);
+	return dip_miss_log_any(vfd, from, dip_miss_line_is_whole_file);
 }
 
 void dip_miss_log_copy(int vfd, int to)
@@ -115,10 +129,11 @@ void dip_miss_log_copy(int vfd, int to)
 }
 
 /*
- * libdebuginfod 0.188 writes its empty miss marker under the final name
- * before it renames a good download over it; a process that looks then
- * reads a miss.  Wait a little for a download that is landing: a marker
- * beside a temporary file of a download.  True when the file is there.
+ * libdebuginfod (0.188 to 0.196) writes its empty miss marker under the
+ * final name before it renames a good download over it (its rc is still
+ * -ENOENT then); a process that looks then reads a miss.  Wait a little
+ * for a download that is landing: a marker beside a temporary file of a
+ * download.  True when the file is there.
  */
 bool dip_miss_wait_landing(const struct symprov_host *host,
 			   const struct symprov_request *req, const char *hex,
@@ -129,12 +144,11 @@ bool dip_miss_wait_landing(const struct symprov_host *host,
 
 	/* 5 s at most, and as long as the user lets us */
 	for (i = 0; i < 100; i++) {
-		int state = dip_cache_landing(hex, type);
+		enum dip_entry entry = dip_cache_entry(hex, type);
 
-		if (state != 1)
-			return state == 2;
-		if (host->progress && host->progress(host->data, req, 0, 0) !=
-					      SYMPROV_PROGRESS_CONTINUE)
+		if (entry != DIP_ENTRY_LANDING)
+			return entry == DIP_ENTRY_FILE;
+		if (dip_host_says_stop(host, req, 0, 0))
 			return false;
 		nanosleep(&pause, NULL);
 	}

@@ -4,6 +4,7 @@
 #define DIP_MISS_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "symprov.h"
 
@@ -15,10 +16,12 @@ bool dip_miss_log_says_transient(int vfd);
 
 /*
  * The log shows that a query for a section went on to download the
- * whole file (debuginfod_find_section() of 0.188 does so when a server
- * has no section support).
+ * whole file (debuginfod_find_section() does so when a server has no
+ * section support, every release up to 0.196).  It is read from *@from
+ * on, which moves past what said nothing: a progress callback that asks
+ * at each call reads each line once.
  */
-bool dip_miss_log_says_whole_file(int vfd);
+bool dip_miss_log_says_whole_file(int vfd, off_t *from);
 
 /* Copy that log to @to, for a user who asked for it. */
 void dip_miss_log_copy(int vfd, int to);

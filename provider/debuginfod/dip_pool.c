@@ -7,7 +7,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* reallocarray */
 #endif
-#include <elfutils/debuginfod.h>
 #include <stdlib.h>
 
 #include "dip_pool.h"

@@ -3,9 +3,10 @@
 #ifndef DIP_POOL_H
 #define DIP_POOL_H
 
-#include <elfutils/debuginfod.h>
 #include <pthread.h>
 #include <stddef.h>
+
+#include "dip_compat.h"
 
 struct dip_client_pool {
 	pthread_mutex_t lock;
@@ -14,6 +15,7 @@ struct dip_client_pool {
 	size_t max_idle;
 };
 
+/* An empty pool: 0, or a negative errno. */
 int dip_client_pool_init(struct dip_client_pool *pool);
 void dip_client_pool_fini(struct dip_client_pool *pool);
 

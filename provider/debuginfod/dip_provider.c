@@ -9,11 +9,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dip_compat.h"
 #include "dip_fetch.h"
-#include "dip_log.h"
+#include "dip_host.h"
 #include "dip_symbols.h"
 #include "symprov_buildid.h"
 #include "symprov_memo.h"
+#include "symprov_request.h"
 #include "symprov.h"
 
 #ifndef DIP_VERSION
@@ -66,7 +68,7 @@ static void dip_fini(void *data)
 /* Every opt-out, checked before anything touches the network. */
 static const char *dip_opted_out(const struct dip_state *st)
 {
-	const char *urls = getenv("DEBUGINFOD_URLS");
+	const char *urls = getenv(DEBUGINFOD_URLS_ENV_VAR);
 
 	if (st->host->flags & SYMPROV_HOST_NO_DEBUGINFOD)
 		return "debuginfod disabled by the user";
@@ -111,40 +113,33 @@ struct dip_wait {
 static int dip_wait_cb(void *arg)
 {
 	const struct dip_wait *w = arg;
-	const struct symprov_host *host = w->st->host;
 
-	if (!host->progress)
-		return 0;
-	return host->progress(host->data, w->req, 0, 0) !=
-	       SYMPROV_PROGRESS_CONTINUE;
+	return dip_host_says_stop(w->st->host, w->req, 0, 0);
 }
 
+/* The file of @req's kind: 0 and *path, or a negative errno (dip_fetch()). */
 static int dip_fetch_kind(struct dip_state *st,
 			  const struct symprov_request *req,
-			  const struct symprov_request *host_req, char **path,
-			  int *err)
+			  const struct symprov_request *host_req, char **path)
 {
 	enum dip_type types[2];
 	int i, n = dip_types_of(req->kind, types);
-	int status = n ? SYMPROV_NOT_FOUND : SYMPROV_DISABLED;
+	int err = -ENOENT, bad = 0;
 
 	for (i = 0; i < n; i++) {
-		int s = dip_fetch(&st->pool, st->host, req, host_req, types[i],
-				  path, err);
-
-		if (s == SYMPROV_UNAVAILABLE) {
-			status = s;
-			/*
-			 * Down or slow servers: don't pay that twice.  A bad
-			 * or too large file says nothing of the other type.
-			 */
-			if (*err != EBADMSG && *err != EFBIG)
-				break;
-		} else if (s != SYMPROV_NOT_FOUND) {
-			return s;
-		}
+		err = dip_fetch(&st->pool, st->host, req, host_req, types[i],
+				path);
+		/*
+		 * A bad or too large file says nothing of the other type;
+		 * down or slow servers: don't pay that twice.
+		 */
+		if (err == -EBADMSG || err == -EFBIG)
+			bad = err;
+		else if (err != -ENOENT)
+			return err;
 	}
-	return status;
+	/* a miss of the other type does not make a bad file one */
+	return err == -ENOENT && bad ? bad : err;
 }
 
 /*
@@ -177,31 +172,62 @@ static void dip_say_whole(const struct dip_state *st,
 
 /*
  * The symbols-only file when that will do and can be had (a kernel's),
- * else the whole.
+ * else the whole: 0 and *path, or a negative errno (dip_fetch()).
  */
 static int dip_fetch_content(struct dip_state *st,
 			     const struct symprov_request *req,
 			     const struct symprov_request *host_req,
-			     char **path, uint32_t *content, int *err)
+			     char **path, uint32_t *content)
 {
-	int status = DIP_SYMBOLS_WHOLE;
+	int err = -EOPNOTSUPP;
 
 	*content = SYMPROV_CONTENT_FULL;
 	if (req->kind == SYMPROV_KIND_KERNEL &&
 	    req->content == SYMPROV_CONTENT_SYMBOLS) {
-		status = dip_symbols_fetch(&st->pool, st->host, req, host_req,
-					   path, err);
-		if (status == SYMPROV_FOUND)
+		err = dip_symbols_fetch(&st->pool, st->host, req, host_req,
+					path);
+		if (!err)
 			*content = SYMPROV_CONTENT_SYMBOLS;
 	}
-	if (status == DIP_SYMBOLS_WHOLE) {
-		status = dip_fetch_kind(st, req, host_req, path, err);
-		if (status == SYMPROV_FOUND)
-			dip_say_whole(st, req, *path);
-		if (status == SYMPROV_FOUND && req->kind == SYMPROV_KIND_KERNEL)
+	if (err != -EOPNOTSUPP)
+		return err;
+	err = dip_fetch_kind(st, req, host_req, path);
+	if (!err) {
+		dip_say_whole(st, req, *path);
+		if (req->kind == SYMPROV_KIND_KERNEL)
 			dip_symbols_superseded(req);
 	}
-	return status;
+	return err;
+}
+
+/* The ABI's status for @err, what the fetches return. */
+static int dip_status_of(int err)
+{
+	switch (err) {
+	case 0:
+		return SYMPROV_FOUND;
+	case -ENOENT: /* a server said so (404) */
+		return SYMPROV_NOT_FOUND;
+	case -ENOSYS: /* no server configured */
+		return SYMPROV_DISABLED;
+	case -ECANCELED:
+		return SYMPROV_CANCELLED;
+	default:
+		return SYMPROV_UNAVAILABLE;
+	}
+}
+
+/* Fetch what @req asks for, into *@ans as the host gets it. */
+static void dip_answer(struct dip_state *st, const struct symprov_request *req,
+		       const struct symprov_request *host_req,
+		       struct symprov_answer *ans)
+{
+	int err;
+
+	err = dip_fetch_content(st, req, host_req, &ans->path, &ans->content);
+	ans->status = dip_status_of(err);
+	/* the detail of a failure; a cancel has none */
+	ans->err = ans->status == SYMPROV_CANCELLED ? 0 : err;
 }
 
 static int dip_find(void *data, const struct symprov_request *host_req,
@@ -209,18 +235,13 @@ static int dip_find(void *data, const struct symprov_request *host_req,
 {
 	struct dip_state *st = data;
 	struct dip_wait wait = { .st = st, .req = host_req };
-	struct symprov_memo_key key = { 0 };
+	struct symprov_memo_key key;
 	struct symprov_answer ans;
 	struct symprov_request req;
+	enum dip_type types[2];
 	const char *why;
-	uint32_t content = SYMPROV_CONTENT_FULL;
-	char *path = NULL;
-	int status, err = 0;
 
-	if (symprov_copy_struct(&req, sizeof(req), host_req, host_req->size) ||
-	    !req.build_id || !req.build_id_len ||
-	    req.build_id_len > SYMPROV_BUILD_ID_MAX ||
-	    !SYMPROV_HAS(res, path)) {
+	if (symprov_request_check(host_req, &req) || !SYMPROV_HAS(res, path)) {
 		dip_log(st->host, SYMPROV_LOG_ERROR, "invalid request");
 		return SYMPROV_UNAVAILABLE;
 	}
@@ -229,45 +250,35 @@ static int dip_find(void *data, const struct symprov_request *host_req,
 		dip_log(st->host, SYMPROV_LOG_DEBUG, "%s", why);
 		return SYMPROV_DISABLED;
 	}
+	if (!dip_types_of(req.kind, types)) /* a kind not served here */
+		return SYMPROV_DISABLED;
 
-	key.kind = req.kind;
-	key.content = req.content;
-	key.len = req.build_id_len;
-	memcpy(key.build_id, req.build_id, req.build_id_len);
+	symprov_memo_key_of(&key, &req, req.content);
 	switch (symprov_memo_begin(&st->memo, &key, dip_wait_cb, &wait, &ans)) {
 	case SYMPROV_MEMO_GAVE_UP:
 		return SYMPROV_CANCELLED;
 	case SYMPROV_MEMO_ANSWER:
-		status = ans.status;
-		path = ans.path;
-		content = ans.content;
-		err = ans.err;
 		break;
 	case SYMPROV_MEMO_ALONE:
-		status = dip_fetch_content(st, &req, host_req, &path, &content,
-					   &err);
+		dip_answer(st, &req, host_req, &ans);
 		break;
 	default:
-		status = dip_fetch_content(st, &req, host_req, &path, &content,
-					   &err);
-		ans.status = status;
-		ans.path = path;
-		ans.content = content;
-		ans.err = err;
+		dip_answer(st, &req, host_req, &ans);
 		symprov_memo_end(&st->memo, &key, &ans);
 		break;
 	}
 
-	if (status == SYMPROV_FOUND) {
-		res->path = path;
+	if (ans.status == SYMPROV_FOUND) {
+		res->path = ans.path;
 		if (SYMPROV_HAS(res, content))
-			res->content = content;
+			res->content = ans.content;
 	} else {
-		free(path);
+		free(ans.path);
 	}
-	if (err && SYMPROV_HAS(res, error))
-		res->error = err;
-	return status;
+	/* the ABI's detail is a positive errno */
+	if (ans.err && SYMPROV_HAS(res, error))
+		res->error = -ans.err;
+	return ans.status;
 }
 
 static const struct symprov_provider dip_provider = {

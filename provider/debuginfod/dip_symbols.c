@@ -4,9 +4,9 @@
  * debuginfo.  debuginfod servers (0.188 on) serve single sections: fetch
  * the four perf needs, rebuild a vmlinux of them (dip_layout,
  * dip_symfile) and keep it in libdebuginfod's client cache beside its own
- * files, where its cleaning ages it like them (DIP_SYMBOLS_FILE).  A whole file in the cache
- * is the answer instead; whatever keeps the rebuilt file from being
- * certain makes the whole file the answer.
+ * files, where its cleaning ages it like them (DIP_SYMBOLS_FILE).  A
+ * whole file in the cache is the answer instead; whatever keeps the
+ * rebuilt file from being certain makes the whole file the answer.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* mkostemp */
@@ -25,7 +25,7 @@
 #include "dip_fetch.h"
 #include "dip_layout.h"
 #include "dip_lock.h"
-#include "dip_log.h"
+#include "dip_host.h"
 #include "dip_symbols.h"
 #include "dip_symfile.h"
 #include "symprov_buildid.h"
@@ -39,7 +39,11 @@ struct dip_symbols_query {
 	char hex[SYMPROV_BUILD_ID_HEX_MAX];
 };
 
-/* All of @fd (from its start: libdebuginfod wrote it), at most @max bytes. */
+/*
+ * All of @fd (from its start: libdebuginfod wrote it), at most @max bytes,
+ * into *@buf, which the caller frees whatever the outcome: 0, or a
+ * negative errno.
+ */
 static int dip_read_all(int fd, long long max, unsigned char **buf, size_t *len)
 {
 	struct stat st;
@@ -66,11 +70,12 @@ static int dip_read_all(int fd, long long max, unsigned char **buf, size_t *len)
 
 /*
  * One section, in memory; libdebuginfod's copy in the cache goes, it is
- * only a part.  Returns an enum symprov_status or DIP_SYMBOLS_WHOLE.
+ * only a part.  0; -EOPNOTSUPP when the servers do not give it (said in
+ * the log: the whole file is the answer); or a negative errno as
+ * dip_fetch()'s.
  */
 static int dip_section_get(struct dip_symbols_query *q, const char *name,
-			   long long max, unsigned char **buf, size_t *len,
-			   int *err)
+			   long long max, unsigned char **buf, size_t *len)
 {
 	char what[64];
 	struct dip_target t = { .type = DIP_TYPE_DEBUGINFO,
@@ -78,37 +83,27 @@ static int dip_section_get(struct dip_symbols_query *q, const char *name,
 				.what = what,
 				.max = max };
 	char *file = NULL;
-	int fd = -1, status;
+	int fd = -1, err;
 
 	snprintf(what, sizeof(what), "section-%s", name);
-	status = dip_fetch_target(q->pool, q->host, q->req, q->host_req, &t,
-				  &file, &fd, err);
-	if (status == SYMPROV_FOUND) {
-		int ret = dip_read_all(fd, max, buf, len);
-
+	err = dip_fetch_target(q->pool, q->host, q->req, q->host_req, &t, &file,
+			       &fd);
+	if (!err) {
+		err = dip_read_all(fd, max, buf, len);
 		close(fd);
 		unlink(file);
 		free(file);
-		if (ret == -EFBIG) {
-			*err = EFBIG;
-			status = SYMPROV_UNAVAILABLE;
-		} else if (ret) {
-			*err = -ret;
-			return SYMPROV_UNAVAILABLE;
-		}
 	}
-	if (status == SYMPROV_NOT_FOUND ||
-	    (status == SYMPROV_UNAVAILABLE && *err == EFBIG)) {
+	if (err == -ENOENT || err == -EOPNOTSUPP || err == -EFBIG) {
 		dip_log(q->host, SYMPROV_LOG_INFO,
 			"vmlinux %s: no %s from the servers (%s): fetching the whole file",
 			q->hex, name,
-			*err == EOPNOTSUPP ? "they serve no sections" :
-			*err == EFBIG	   ? "too large" :
+			err == -EOPNOTSUPP ? "they serve no sections" :
+			err == -EFBIG	   ? "too large" :
 					     "not found");
-		*err = 0;
-		return DIP_SYMBOLS_WHOLE;
+		return -EOPNOTSUPP;
 	}
-	return status;
+	return err;
 }
 
 /* The symbols-only file kept earlier, if it still passes the check. */
@@ -137,26 +132,24 @@ static char *dip_symbols_cached(struct dip_symbols_query *q, const char *file)
 }
 
 /*
- * What the cache holds already, in *@status: the whole file
- * (DIP_SYMBOLS_WHOLE), or the symbols-only file @final (SYMPROV_FOUND,
- * in *@path).  False when neither.
+ * What the cache holds already: 0 for the symbols-only file @final (in
+ * *@path), -EOPNOTSUPP for the whole file (the answer then), -ENOENT for
+ * neither.
  */
-static bool dip_symbols_in_cache(struct dip_symbols_query *q, const char *final,
-				 char **path, int *status)
+static int dip_symbols_in_cache(struct dip_symbols_query *q, const char *final,
+				char **path)
 {
 	if (dip_cache_holds(q->hex, "debuginfo") ||
 	    dip_cache_holds(q->hex, "executable")) {
 		dip_log(q->host, SYMPROV_LOG_DEBUG,
 			"vmlinux %s: the whole file is in the cache", q->hex);
-		*status = DIP_SYMBOLS_WHOLE;
-		return true;
+		return -EOPNOTSUPP;
 	}
 	*path = dip_symbols_cached(q, final);
-	*status = SYMPROV_FOUND;
-	return *path != NULL;
+	return *path ? 0 : -ENOENT;
 }
 
-/* A file to write @final through, beside it. */
+/* A file to write @final through, beside it: a descriptor, or -errno. */
 static int dip_temp_beside(const char *hex, const char *final, char *tmp,
 			   size_t size)
 {
@@ -175,41 +168,53 @@ static int dip_temp_beside(const char *hex, const char *final, char *tmp,
 	return fd < 0 ? -errno : fd;
 }
 
-/* Build the file from @t into the cache as @final. */
+/*
+ * A failure to keep our own file in the cache is neither a miss of the
+ * servers (-ENOENT) nor a call for the whole file (-EOPNOTSUPP).
+ */
+static int dip_local_err(int err)
+{
+	return err == -ENOENT || err == -EOPNOTSUPP ? -EIO : err;
+}
+
+/*
+ * Build the file from @t into the cache as @final: 0; -EOPNOTSUPP when
+ * the sections do not make it certain (said in the log: the whole file is
+ * the answer); another negative errno when it cannot be written there.
+ */
 static int dip_symbols_write(struct dip_symbols_query *q,
-			     const struct dip_tables *t, const char *final,
-			     int *err)
+			     const struct dip_tables *t, const char *final)
 {
 	char tmp[PATH_MAX];
 	const char *why = NULL;
 	size_t guessed = 0;
 	struct stat st;
-	int fd, ret, status = SYMPROV_UNAVAILABLE;
+	int fd, err;
 
 	fd = dip_temp_beside(q->hex, final, tmp, sizeof(tmp));
 	if (fd < 0) {
-		*err = -fd;
 		dip_log(q->host, SYMPROV_LOG_WARN,
 			"vmlinux %s: cannot write the symbols-only file in the cache: %s",
-			q->hex, strerror(*err));
-		return SYMPROV_UNAVAILABLE;
+			q->hex, strerror(-fd));
+		return dip_local_err(fd);
 	}
-	ret = dip_symfile_build(t, q->req->build_id, q->req->build_id_len, fd,
+	err = dip_symfile_build(t, q->req->build_id, q->req->build_id_len, fd,
 				&guessed, &why);
-	if (ret == -EINVAL) {
+	if (err == -EINVAL) {
 		dip_log(q->host, SYMPROV_LOG_INFO,
 			"vmlinux %s: its sections do not make a certain symbols-only file (%s): fetching the whole file",
 			q->hex, why);
-		status = DIP_SYMBOLS_WHOLE;
-	} else if (ret) {
-		*err = -ret;
+		err = -EOPNOTSUPP;
+	} else if (err) {
 		dip_log(q->host, SYMPROV_LOG_WARN,
 			"vmlinux %s: cannot write %s: %s", q->hex, tmp, why);
+		err = dip_local_err(err);
 	} else if (fchmod(fd, 0400) || fstat(fd, &st) || rename(tmp, final)) {
-		*err = errno;
+		err = -errno;
 		dip_log(q->host, SYMPROV_LOG_WARN,
 			"vmlinux %s: cannot keep %s: %s", q->hex, final,
-			strerror(*err));
+			strerror(-err));
+		err = dip_local_err(err);
 	} else {
 		dip_log(q->host, SYMPROV_LOG_INFO,
 			"vmlinux %s: symbols only: %lld bytes from %zu bytes of %s, .symtab, .strtab, .shstrtab; %zu sections end at their last symbol",
@@ -217,19 +222,17 @@ static int dip_symbols_write(struct dip_symbols_query *q,
 			t->note_len + t->symtab_len + t->strtab_len +
 				t->shstrtab_len,
 			t->note_name, guessed);
-		status = SYMPROV_FOUND;
 	}
 	close(fd);
-	if (status != SYMPROV_FOUND)
+	if (err)
 		unlink(tmp);
-	return status;
+	return err;
 }
 
 int dip_symbols_fetch(struct dip_client_pool *pool,
 		      const struct symprov_host *host,
 		      const struct symprov_request *req,
-		      const struct symprov_request *host_req, char **path,
-		      int *err)
+		      const struct symprov_request *host_req, char **path)
 {
 	struct dip_symbols_query q = {
 		.pool = pool, .host = host, .req = req, .host_req = host_req
@@ -240,28 +243,27 @@ int dip_symbols_fetch(struct dip_client_pool *pool,
 	struct dip_tables t = { 0 };
 	char final[PATH_MAX];
 	const char *why;
-	int status;
+	int err;
 
 	*path = NULL;
-	*err = 0;
 	symprov_build_id_hex(req->build_id, req->build_id_len, q.hex);
-	if (dip_cache_path(q.hex, DIP_SYMBOLS_FILE, final, sizeof(final))) {
-		*err = ENAMETOOLONG;
-		return SYMPROV_UNAVAILABLE;
-	}
-	if (dip_symbols_in_cache(&q, final, path, &status))
-		return status;
+	err = dip_cache_path(q.hex, DIP_SYMBOLS_FILE, final, sizeof(final));
+	if (err)
+		return err;
+	err = dip_symbols_in_cache(&q, final, path);
+	if (err != -ENOENT)
+		return err;
 	/* another process making it: wait for it, then the cache answers */
-	if (dip_lock_take(&lock, host, host_req, q.hex, "symbols")) {
-		status = SYMPROV_CANCELLED;
+	err = dip_lock_take(&lock, host, host_req, q.hex, "symbols");
+	if (err)
 		goto out;
-	}
-	if (dip_symbols_in_cache(&q, final, path, &status))
+	err = dip_symbols_in_cache(&q, final, path);
+	if (err != -ENOENT)
 		goto out;
 
-	status = dip_section_get(&q, ".shstrtab", DIP_LAYOUT_SHSTRTAB_MAX,
-				 &shstrtab, &t.shstrtab_len, err);
-	if (status != SYMPROV_FOUND)
+	err = dip_section_get(&q, ".shstrtab", DIP_LAYOUT_SHSTRTAB_MAX,
+			      &shstrtab, &t.shstrtab_len);
+	if (err)
 		goto out;
 	t.shstrtab = shstrtab;
 	t.note_name = dip_layout_note_name(shstrtab, t.shstrtab_len, &why);
@@ -269,29 +271,27 @@ int dip_symbols_fetch(struct dip_client_pool *pool,
 		dip_log(host, SYMPROV_LOG_INFO,
 			"vmlinux %s: no symbols-only file: %s: fetching the whole file",
 			q.hex, why);
-		status = DIP_SYMBOLS_WHOLE;
+		err = -EOPNOTSUPP;
 		goto out;
 	}
-	status = dip_section_get(&q, t.note_name, DIP_LAYOUT_NOTE_MAX, &note,
-				 &t.note_len, err);
-	if (status == SYMPROV_FOUND)
-		status = dip_section_get(&q, ".symtab", DIP_LAYOUT_TABLE_MAX,
-					 &symtab, &t.symtab_len, err);
-	if (status == SYMPROV_FOUND)
-		status = dip_section_get(&q, ".strtab", DIP_LAYOUT_TABLE_MAX,
-					 &strtab, &t.strtab_len, err);
-	if (status != SYMPROV_FOUND)
+	err = dip_section_get(&q, t.note_name, DIP_LAYOUT_NOTE_MAX, &note,
+			      &t.note_len);
+	if (!err)
+		err = dip_section_get(&q, ".symtab", DIP_LAYOUT_TABLE_MAX,
+				      &symtab, &t.symtab_len);
+	if (!err)
+		err = dip_section_get(&q, ".strtab", DIP_LAYOUT_TABLE_MAX,
+				      &strtab, &t.strtab_len);
+	if (err)
 		goto out;
 	t.note = note;
 	t.symtab = symtab;
 	t.strtab = strtab;
-	status = dip_symbols_write(&q, &t, final, err);
-	if (status == SYMPROV_FOUND) {
+	err = dip_symbols_write(&q, &t, final);
+	if (!err) {
 		*path = strdup(final);
-		if (!*path) {
-			*err = ENOMEM;
-			status = SYMPROV_UNAVAILABLE;
-		}
+		if (!*path)
+			err = -ENOMEM;
 	}
 out:
 	dip_lock_release(&lock);
@@ -299,7 +299,7 @@ out:
 	free(note);
 	free(symtab);
 	free(strtab);
-	return status;
+	return err;
 }
 
 void dip_symbols_superseded(const struct symprov_request *req)
@@ -315,7 +315,7 @@ void dip_symbols_superseded(const struct symprov_request *req)
 	symprov_build_id_hex(req->build_id, req->build_id_len, hex);
 	if (!dip_cache_path(hex, DIP_SYMBOLS_FILE, file, sizeof(file)))
 		unlink(file);
-	/* libdebuginfod 0.188 never ages these misses: the file answers */
+	/* libdebuginfod never ages these misses (up to 0.196): the file answers */
 	for (i = 0; i < sizeof(misses) / sizeof(misses[0]); i++)
 		dip_cache_forget_miss(hex, misses[i]);
 }

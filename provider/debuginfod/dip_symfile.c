@@ -26,6 +26,7 @@ static uint64_t dip_align(uint64_t off, uint64_t align)
 	return align > 1 ? (off + align - 1) / align * align : off;
 }
 
+/* Section @s at @off of @e: 0, or -1 when libelf fails. */
 static int dip_add_section(Elf *e, const struct dip_section *s, uint64_t off)
 {
 	Elf_Scn *scn = elf_newscn(e);
@@ -58,6 +59,10 @@ static int dip_add_section(Elf *e, const struct dip_section *s, uint64_t off)
 	return gelf_update_shdr(scn, &shdr) ? 0 : -1;
 }
 
+/*
+ * The file @l describes, into @fd: 0, or a negative errno (-EIO when
+ * libelf failed without one; elf_errmsg() says why).
+ */
 static int dip_write(const struct dip_layout *l, int fd)
 {
 	size_t ehdr_size, shdr_size, i;
@@ -66,6 +71,7 @@ static int dip_write(const struct dip_layout *l, int fd)
 	int ret = -1;
 	Elf *e;
 
+	errno = 0;
 	e = elf_begin(fd, ELF_C_WRITE, NULL);
 	if (!e || !gelf_newehdr(e, l->elfclass) || !gelf_getehdr(e, &ehdr))
 		goto out;
@@ -105,7 +111,7 @@ static int dip_write(const struct dip_layout *l, int fd)
 	ret = 0;
 out:
 	elf_end(e);
-	return ret;
+	return ret ? (errno ? -errno : -EIO) : 0;
 }
 
 int dip_symfile_build(const struct dip_tables *t, const unsigned char *build_id,
@@ -120,9 +126,8 @@ int dip_symfile_build(const struct dip_tables *t, const unsigned char *build_id,
 	if (err)
 		return err;
 	*guessed = l.nr_sized_by_symbols;
-	errno = 0;
-	if (dip_write(&l, fd)) {
-		err = errno ? -errno : -EIO;
+	err = dip_write(&l, fd);
+	if (err) {
 		*why = elf_errmsg(-1);
 	} else if (symprov_verify_build_id(fd, build_id, build_id_len, why)) {
 		err = -EINVAL;
