@@ -80,10 +80,10 @@ LOADER_SRCS := lib/symprov_loader.c lib/symprov_list.c lib/symprov_memo.c \
 # A provider carries the helpers it needs, hidden: it exports its entry
 # point alone and needs no libsymprov.
 DIP_SRCS := $(wildcard provider/debuginfod/*.c) lib/symprov_buildid.c \
-	lib/symprov_memo.c lib/symprov_verify.c
+	lib/symprov_memo.c lib/symprov_verify.c lib/symprov_request.c
 DIP_LIBS := -ldebuginfod -lelf -lpthread
 BDD_SRCS := $(wildcard provider/buildiddir/*.c) lib/symprov_buildid.c \
-	lib/symprov_list.c lib/symprov_verify.c
+	lib/symprov_list.c lib/symprov_verify.c lib/symprov_request.c
 BDD_LIBS := -ldw -lelf -lpthread
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))

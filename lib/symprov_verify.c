@@ -26,9 +26,14 @@
 
 static pthread_once_t symprov_elf_once = PTHREAD_ONCE_INIT;
 
-static void symprov_elf_init(void)
+static void symprov_elf_version(void)
 {
 	elf_version(EV_CURRENT);
+}
+
+void symprov_elf_init(void)
+{
+	pthread_once(&symprov_elf_once, symprov_elf_version);
 }
 
 /* @len bytes at @off are inside a file of @size bytes. */
@@ -553,7 +558,7 @@ static Elf *symprov_elf_open(int fd, const void **id, size_t *len,
 	struct stat st;
 	Elf *elf;
 
-	pthread_once(&symprov_elf_once, symprov_elf_init);
+	symprov_elf_init();
 	if (fstat(fd, &st)) {
 		*why = "cannot read the file";
 		return NULL;

@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* libelf's elf_version(), once a process: before any libelf call */
+void symprov_elf_init(void);
+
 /*
  * 0 when @fd is an ELF file that symprov_verify_elf() accepts, whose GNU
  * build ID note is exactly @build_id (@len bytes) and that is what a host

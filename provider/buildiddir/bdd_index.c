@@ -23,6 +23,7 @@
 
 #include "bdd.h"
 #include "bdd_index.h"
+#include "symprov_verify.h"
 
 /* Directories below lib/modules: Debian's deepest module is 8 down. */
 #define BDD_MAX_DEPTH 16
@@ -353,7 +354,7 @@ void bdd_index_init(struct bdd_index *idx)
 	for (i = 0; i < BDD_NR_PARTS; i++)
 		pthread_mutex_init(&idx->parts[i].lock, NULL);
 	/* here, before any thread: it sets a global */
-	elf_version(EV_CURRENT);
+	symprov_elf_init();
 }
 
 int bdd_index_get(struct bdd_index *idx, enum bdd_part_kind kind,

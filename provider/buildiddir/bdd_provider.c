@@ -20,6 +20,7 @@
 
 #include "bdd.h"
 #include "symprov_list.h"
+#include "symprov_request.h"
 
 #ifndef BDD_VERSION
 #define BDD_VERSION "0"
@@ -141,10 +142,7 @@ static int bdd_find(void *data, const struct symprov_request *host_req,
 	struct symprov_request req;
 	int err;
 
-	if (symprov_copy_struct(&req, sizeof(req), host_req, host_req->size) ||
-	    !req.build_id || !req.build_id_len ||
-	    req.build_id_len > SYMPROV_BUILD_ID_MAX ||
-	    !SYMPROV_HAS(res, path)) {
+	if (symprov_request_check(host_req, &req) || !SYMPROV_HAS(res, path)) {
 		bdd_log(st->host, SYMPROV_LOG_ERROR, "invalid request");
 		return SYMPROV_UNAVAILABLE;
 	}

@@ -14,13 +14,6 @@
 #include "dip_symfile.h"
 #include "symprov_verify.h"
 
-static pthread_once_t dip_elf_once = PTHREAD_ONCE_INIT;
-
-static void dip_elf_init(void)
-{
-	elf_version(EV_CURRENT);
-}
-
 static uint64_t dip_align(uint64_t off, uint64_t align)
 {
 	return align > 1 ? (off + align - 1) / align * align : off;
@@ -121,7 +114,7 @@ int dip_symfile_build(const struct dip_tables *t, const unsigned char *build_id,
 	struct dip_layout l;
 	int err;
 
-	pthread_once(&dip_elf_once, dip_elf_init);
+	symprov_elf_init();
 	err = dip_layout_make(t, build_id, build_id_len, &l, why);
 	if (err)
 		return err;
