@@ -183,10 +183,14 @@ check-perf-glue:
 	@bash scripts/perf-series.sh check
 
 # perf builds after each patch of the series, and the whole series (that
-# is, perf-glue.patch) passes its perf test.
+# is, perf-glue.patch) passes its perf test and loads libsymprov.so.1 (the
+# dynamic loader says so).
 check-perf-series: perf
 	bash scripts/perf-series.sh build-each
 	bash scripts/perf-series.sh test build/perf/perf
+	LD_DEBUG=libs build/perf/perf version 2>&1 | \
+		grep -q 'calling init: .*/libsymprov.so.1$$'
+	@echo "perf loads libsymprov.so.1"
 
 # perf without the patch's optional parts still builds: without libdw and
 # libdebuginfod (libsymprov on), without libelf or NO_LIBSYMPROV=1
@@ -224,6 +228,7 @@ check-e2e: all perf $(TP_DIR)/libtp_perfsym.so
 	@$(PYTHON) tests/e2e/run_symbols_e2e.py
 	@$(PYTHON) tests/e2e/run_objects_e2e.py
 	@$(PYTHON) tests/e2e/run_types_e2e.py
+	@$(PYTHON) tests/e2e/run_vmlinux_crashes.py
 
 include install.mk
 
