@@ -5,6 +5,7 @@ Every subprocess goes through run(), which always has a timeout; on timeout
 the whole process group is killed so no stray perf/debuginfod is left behind.
 """
 
+import argparse
 import os
 import re
 import shutil
@@ -237,6 +238,15 @@ class Checks:
             print("failed: " + ", ".join(self.failed))
         print("%d passed, %d failed" % (len(self.passed), len(self.failed)))
         return 1 if self.failed else 0
+
+
+def checks_parser(doc):
+    """The options every e2e runner takes: --perf, --workdir."""
+    ap = argparse.ArgumentParser(description=doc.split('\n\n')[0])
+    ap.add_argument('--perf', help='perf (default $PERF, else '
+                    'build/perf/perf)')
+    ap.add_argument('--workdir', help='keep everything here')
+    return ap
 
 
 def run_checks(runner_class, args, name):

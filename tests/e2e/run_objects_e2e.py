@@ -49,7 +49,6 @@ compares the libc lines of the report through the providers with a
 Ends with "N passed, N failed"; exit 0 when all passed.
 """
 
-import argparse
 import collections
 import glob
 import os
@@ -71,7 +70,7 @@ import run_e2e  # noqa: E402
 from compare_reports import parse_report  # noqa: E402
 from debuginfod_server import DebuginfodServer  # noqa: E402
 from e2elib import (Checks, E2EError, clean_env, log, loud,  # noqa: E402
-                    run, run_checks)
+                    checks_parser, run, run_checks)
 from elf_fixtures import read_build_id  # noqa: E402
 from link_proxy import ThrottleProxy  # noqa: E402
 from tui import Terminal  # noqa: E402
@@ -449,10 +448,7 @@ class Runner(Checks):
         return self.finish()
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    ap.add_argument('--perf', help='perf (default $PERF, else '
-                    'build/perf/perf)')
-    ap.add_argument('--workdir', help='keep everything here')
+    ap = checks_parser(__doc__)
     ap.add_argument('--duration', type=int, default=2)
     ap.add_argument('--real-deb', help="Debian's linux-image-*-dbg package: "
                     'real modules instead of ones made here')

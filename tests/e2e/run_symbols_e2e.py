@@ -52,7 +52,6 @@ PERF defaults to $PERF, else build/perf/perf (with --vmlinux any perf
 passed, 1 when a check failed, 2 when the checks could not run.
 """
 
-import argparse
 import os
 import shutil
 import signal
@@ -66,7 +65,7 @@ import make_standin  # noqa: E402
 from compare_reports import parse_report  # noqa: E402
 from debuginfod_server import DebuginfodServer, metric  # noqa: E402
 from e2elib import (Checks, E2EError, clean_env, log, loud,  # noqa: E402
-                    run, run_checks)
+                    checks_parser, run, run_checks)
 from elf_fixtures import read_build_id, read_sections  # noqa: E402
 import debfiles  # noqa: E402
 
@@ -406,10 +405,7 @@ class Runner(Checks):
         return self.finish()
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    ap.add_argument('--perf', help='perf (default $PERF, else '
-                    'build/perf/perf)')
-    ap.add_argument('--workdir', help='keep everything here')
+    ap = checks_parser(__doc__)
     ap.add_argument('--duration', type=int, default=3)
     ap.add_argument('--real-vmlinux', help='also check this vmlinux')
     ap.add_argument('--real-deb', help='also check this linux-image-*-dbg '

@@ -36,7 +36,6 @@ file...) and equals --vmlinux, with the time the fetch took.
 Ends with "N passed, N failed"; exit 0 when all passed.
 """
 
-import argparse
 import os
 import re
 import shutil
@@ -52,7 +51,7 @@ import debfiles  # noqa: E402
 import make_profile  # noqa: E402
 from debuginfod_server import DebuginfodServer  # noqa: E402
 from e2elib import (Checks, E2EError, clean_env, log, loud,  # noqa: E402
-                    run, run_checks)
+                    checks_parser, run, run_checks)
 from elf_fixtures import read_build_id  # noqa: E402
 from link_proxy import ThrottleProxy  # noqa: E402
 from perfdata import PerfData  # noqa: E402
@@ -377,10 +376,7 @@ class Runner(Checks):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    ap.add_argument('--perf', help='perf (default $PERF, else '
-                    'build/perf/perf)')
-    ap.add_argument('--workdir', help='keep everything here')
+    ap = checks_parser(__doc__)
     ap.add_argument('--real-deb', help="Debian's linux-image-*-dbg package")
     return run_checks(Runner, ap.parse_args(argv), 'types e2e')
 

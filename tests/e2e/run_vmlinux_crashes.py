@@ -54,7 +54,6 @@ Each check prints PASS or FAIL and why; ends with "N passed, N failed";
 exit 0 when all passed.
 """
 
-import argparse
 import os
 import re
 import shutil
@@ -66,7 +65,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 import vmlinux_fixture  # noqa: E402
 from e2elib import (Checks, E2EError, clean_env, log, loud,  # noqa: E402
-                    run, run_checks)
+                    checks_parser, run, run_checks)
 from elf_fixtures import read_build_id  # noqa: E402
 from elf_mutate import SHT_NOBITS, ElfImage, build_id_note  # noqa: E402
 from perfdata import PerfData  # noqa: E402
@@ -399,10 +398,7 @@ class Runner(Checks):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    ap.add_argument('--perf', help='perf (default $PERF, else '
-                    'build/perf/perf)')
-    ap.add_argument('--workdir', help='keep everything here')
+    ap = checks_parser(__doc__)
     return run_checks(Runner, ap.parse_args(argv), 'vmlinux crashes')
 
 
