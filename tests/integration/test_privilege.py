@@ -36,12 +36,19 @@ class PrivilegeTest(ServerTestCase):
         # bin/ and lib/ side by side, as in the build tree
         for d in ('bin', 'lib'):
             os.mkdir(os.path.join(cls.tmp, d))
-        shutil.copy(os.path.join(BUILD, 'lib', 'libdebuginfodprov.so'),
-                    os.path.join(cls.tmp, 'lib'))
+        for lib in ('libdebuginfodprov.so', 'libsymprov.so.1'):
+            shutil.copy(os.path.join(BUILD, 'lib', lib),
+                        os.path.join(cls.tmp, 'lib'))
 
     def copy_symprov(self, name):
+        """A copy of symprov that finds the copy of libsymprov.so.1 by an
+        absolute RUNPATH: under AT_SECURE the dynamic loader ignores the
+        build's $ORIGIN one, as it does LD_LIBRARY_PATH."""
         path = os.path.join(self.tmp, 'bin', name)
         shutil.copy(os.path.join(BUILD, 'bin', 'symprov'), path)
+        subprocess.run(['patchelf', '--set-rpath',
+                        os.path.join(self.tmp, 'lib'), path], check=True,
+                       timeout=60)
         os.chmod(path, 0o755)
         return path
 
@@ -91,7 +98,7 @@ def main():
     ap.add_argument('--build', default='build')
     args = ap.parse_args()
     BUILD = os.path.abspath(args.build)
-    missing = [t for t in ('setcap', 'setpriv', 'debuginfod')
+    missing = [t for t in ('setcap', 'setpriv', 'debuginfod', 'patchelf')
                if shutil.which(t) is None]
     if os.geteuid() != 0 or missing:
         print('privilege: CANNOT RUN: needs root and %s'
