@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""End-to-end on a profile of another machine: a QEMU guest booting
+Debian's real kernel records a storage load in module code; the host
+reports that profile through the symbol providers.
+
+    run_guest_e2e.py --kernel-deb IMAGE.deb --dbg-deb DBG.deb
+                     [--perf PERF] [--workdir DIR] [--seconds 8]
+
+IMAGE.deb is linux-image-<release>-cloud-amd64(-unsigned), DBG.deb its
+linux-image-<release>-cloud-amd64-dbg.  Not in `make check`: both are
+downloads (350 MB), and the guest takes a minute (KVM when /dev/kvm
+answers, TCG otherwise).  Needs root, qemu-system-x86_64, busybox
+(busybox-static), kmod, dmsetup, cpio, debuginfod, and `make` and
+`make perf`.
+
+The guest is an initramfs: busybox, kmod, dmsetup and this machine's perf
+(another perf than the one reporting), the package's modules where
+Debian installs them (.ko.xz).  It loads zram, lz4, dm-crypt and
+aesni-intel, writes through an aes-xts dm-crypt device onto a zram disk
+under `perf record -a`, and reports its own profile with its kallsyms and
+modules: the oracle.  Its files come back through a virtio disk.  Checks:
+
+  guest           the guest's own report names kernel symbols (it files
+                  the modules' under [kernel.kallsyms], from /proc/kallsyms)
+  --kallsyms      the control: this perf with the guest's kallsyms copy
+                  names the modules' samples under their modules
+  before          on the host, no provider: every module sample raw
+  debuginfod      a debuginfod -F on the -dbg package's vmlinux and .ko
+                  files, through libdebuginfodprov.so: every kernel and
+                  module line as the guest's own (compare_reports.py,
+                  aliases of the guest's kallsyms); what the guest left
+                  raw stays the same raw address
+  package tree    libbuildiddirprov.so on the -dbg package's own layout:
+                  the same report as through debuginfod
+
+Ends with "N passed, N failed"; exit 0 when all passed.
+"""
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
+import debfiles  # noqa: E402
+from compare_reports import Entry, compare, parse_report  # noqa: E402
+from debuginfod_server import DebuginfodServer  # noqa: E402
+from e2elib import (Checks, E2EError, alias_map, checks_parser,  # noqa: E402
+                    clean_env, log, loud, run, run_checks)
+
+MODULES = ('zram', 'lz4', 'dm_crypt', 'aesni_intel', 'virtio_blk')
+REPORT = ['report', '--stdio', '--sort', 'dso,sym', '-F',
+          'overhead,sample,dso,sym']
+TOOLS = ('qemu-system-x86_64', 'busybox', 'kmod', 'dmsetup', 'cpio',
+         'debuginfod', 'dpkg-deb')
+
+# The guest's /init: the load, its profile and its own report, then the
+# files onto /dev/vda as a tar archive.
+INIT = r'''#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp DM_DISABLE_UDEV=1
+for m in %(modules)s; do modprobe $m || echo "guest: modprobe $m failed"; done
+echo lz4 > /sys/block/zram0/comp_algorithm
+echo 1G > /sys/block/zram0/disksize
+key=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+dmsetup create c --table "0 2097152 crypt aes-xts-plain64 $key 0 /dev/zram0 0"
+cd /tmp
+perf record -e cpu-clock -a -o perf.data -- sh -c \
+    'timeout %(seconds)d sh -c "while :; do dd if=/dev/zero of=/dev/mapper/c \
+     bs=1M count=512 oflag=direct 2>/dev/null; done"' > record.txt 2>&1
+perf report -i perf.data %(report)s > report.txt 2> report-err.txt
+perf buildid-list -i perf.data > buildids.txt 2>&1
+cat /proc/kallsyms > kallsyms
+cat /proc/modules > modules
+uname -r > release
+tar cf /dev/vda perf.data report.txt report-err.txt record.txt \
+    buildids.txt kallsyms modules release
+sync
+echo "guest: done"
+poweroff -f
+'''
+
+
+class Runner(Checks):
+    def __init__(self, args):
+        super().__init__(args, 'symprov-guest-')
+
+    def preflight(self):
+        why = []
+        if os.geteuid() != 0:
+            why.append('not root')
+        for tool in TOOLS:
+            if not shutil.which(tool):
+                why.append('%s not found in PATH' % tool)
+        for deb in (self.args.kernel_deb, self.args.dbg_deb):
+            if not deb or not os.access(deb, os.R_OK):
+                why.append('no package %s' % deb)
+        if not os.access(self.perf, os.X_OK):
+            why.append('no perf at %s (make perf)' % self.perf)
+        return why
+
+    # the guest ----------------------------------------------------------
+    def copy_program(self, root, prog):
+        """@prog and the shared objects it needs, at their paths."""
+        prog = os.path.realpath(shutil.which(prog) or prog)
+        files = [prog]
+        res = run(['ldd', prog], 60, check=False)
+        for line in res.stdout.splitlines():
+            f = line.split()
+            path = f[2] if len(f) > 2 and f[1] == '=>' else f[0]
+            if path.startswith('/'):
+                files.append(path)
+        for f in files:
+            dst = root + f
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy(f, dst)
+        return prog
+
+    def make_initramfs(self):
+        kimg = self.fresh('kimg')
+        names = debfiles.members(self.args.kernel_deb, './')
+        debfiles.extract(self.args.kernel_deb,
+                         [n for n in names if n.startswith(
+                             ('./boot/vmlinuz-', './lib/modules/'))], kimg)
+        self.vmlinuz = glob.glob(os.path.join(kimg, 'boot', 'vmlinuz-*'))[0]
+        self.release = os.path.basename(self.vmlinuz)[len('vmlinuz-'):]
+        root = self.fresh('initramfs')
+        for d in ('bin', 'sbin', 'proc', 'sys', 'dev', 'tmp', 'lib'):
+            os.makedirs(os.path.join(root, d), exist_ok=True)
+        shutil.copytree(os.path.join(kimg, 'lib', 'modules'),
+                        os.path.join(root, 'lib', 'modules'))
+        run(['depmod', '-b', root, self.release], 300)
+        shutil.copy(os.path.realpath(shutil.which('busybox')),
+                    os.path.join(root, 'bin', 'busybox'))
+        kmod = self.copy_program(root, 'kmod')
+        for name in ('modprobe', 'insmod', 'lsmod'):
+            os.symlink(kmod, os.path.join(root, 'sbin', name))
+        self.copy_program(root, 'dmsetup')
+        # perf 6.1 records no module build IDs here (its samples in
+        # modules go to [kernel.kallsyms]): the perf of the series
+        perf = self.copy_program(root, self.perf)
+        os.makedirs(os.path.join(root, 'usr', 'bin'), exist_ok=True)
+        os.symlink(perf, os.path.join(root, 'usr', 'bin', 'perf'))
+        with open(os.path.join(root, 'init'), 'w') as f:
+            f.write(INIT % {'modules': ' '.join(MODULES),
+                            'seconds': self.args.seconds,
+                            'report': ' '.join(REPORT[1:])})
+        os.chmod(os.path.join(root, 'init'), 0o755)
+        self.initrd = self.p('initrd.gz')
+        with open(self.initrd, 'wb') as out:
+            find = subprocess.Popen(['find', '.'], cwd=root,
+                                    stdout=subprocess.PIPE)
+            cpio = subprocess.Popen(['cpio', '-o', '-H', 'newc', '--quiet'],
+                                    cwd=root, stdin=find.stdout,
+                                    stdout=subprocess.PIPE)
+            gz = subprocess.run(['gzip', '-1'], stdin=cpio.stdout,
+                                stdout=out, timeout=600)
+            if find.wait() or cpio.wait() or gz.returncode:
+                raise E2EError('cannot make the initramfs')
+        log('guest: %s, initramfs %.1f MiB' % (
+            self.release, os.path.getsize(self.initrd) / 1048576))
+
+    def step_guest(self):
+        self.make_initramfs()
+        disk = self.p('out.img')
+        with open(disk, 'wb') as f:
+            f.truncate(256 << 20)
+        cmd = ['qemu-system-x86_64', '-m', '2048', '-smp', '2',
+               '-nographic', '-no-reboot', '-kernel', self.vmlinuz,
+               '-initrd', self.initrd, '-append',
+               'console=ttyS0 panic=-1 quiet',
+               '-drive', 'file=%s,if=virtio,format=raw' % disk]
+        # KVM where it runs this kernel (a nested one may fail to emulate
+        # its decompressor's BMI2 instructions), TCG otherwise
+        accels = [('KVM', ['-enable-kvm', '-cpu', 'host'])] if os.access(
+            '/dev/kvm', os.R_OK | os.W_OK) else []
+        accels.append(('TCG', ['-cpu', 'max']))
+        for kvm, accel in accels:
+            try:
+                res = run(cmd + accel, 60 if kvm == 'KVM' else 1800,
+                          check=False)
+                seen = res.stdout + res.stderr
+            except E2EError as e:  # a guest that hangs
+                seen = str(e)
+            with open(self.p('console-%s.txt' % kvm), 'w') as f:
+                f.write(seen)
+            if 'guest: done' in seen:
+                break
+            log('guest: no end with %s: %s' % (kvm, seen.strip()[-300:]))
+        else:
+            raise E2EError('the guest did not finish: see %s' %
+                           self.p('console-TCG.txt'))
+        self.g = self.fresh('guest')
+        run(['tar', 'xf', disk, '-C', self.g], 120)
+        with open(self.p('guest', 'report.txt')) as f:
+            self.expected = parse_report(f.read())
+        kernel = [e for e in self.expected if e.kernel]
+        named = [e for e in kernel if not e.raw]
+        if not named:
+            raise E2EError('the guest report names no kernel symbol: the '
+                           'comparison would say nothing; see %s'
+                           % self.p('guest', 'report.txt'))
+        log('guest (%s): %.1f%% of the samples in the kernel, %d symbols'
+            % (kvm, sum(e.pct for e in kernel), len(named)))
+
+    # the host -----------------------------------------------------------
+    def report(self, env, what, extra=()):
+        res = run([self.perf] + REPORT + ['-i', self.p('guest', 'perf.data')]
+                  + list(extra), 600, env=env, check=False)
+        with open(self.p('report-%s.txt' % what), 'w') as f:
+            f.write(res.stdout)
+        if res.returncode != 0:
+            raise E2EError('%s: perf report exit %d: %s' % (
+                what, res.returncode, res.stderr[-2000:]))
+        return res
+
+    def step_before(self):
+        env = clean_env(self.fresh('home-before'))
+        got = parse_report(self.report(env, 'before').stdout)
+        named = [e.line for e in got if e.dso in self.mods and not e.raw]
+        raw = [e for e in got if e.dso in self.mods and e.raw]
+        if named or not raw:
+            raise E2EError('without providers: %d module lines named (e.g. '
+                           '%s), %d raw' % (len(named), named[:1], len(raw)))
+        log('before: %d module lines, every one raw' % len(raw))
+
+    @staticmethod
+    def kernel_as_one(entries):
+        """@entries with every kernel dso called [kernel]: perf reporting
+        in the guest itself (6.1 and 6.12 alike) puts the modules'
+        symbols under [kernel.kallsyms], from /proc/kallsyms."""
+        return [Entry(e.pct, e.nums, '[kernel]' if e.kernel else e.dso,
+                      e.lvl, e.sym, e.line) for e in entries]
+
+    def expect_like_guest(self, out, what):
+        """The guest's own report, symbol by symbol; and, dso by dso, this
+        perf's report of the profile with the guest's kallsyms copy."""
+        aliases = alias_map(self.p('guest', 'kallsyms'))
+        got = parse_report(out)
+        problems = compare(self.kernel_as_one(self.expected),
+                           self.kernel_as_one(got), aliases,
+                           kernel_only=True)
+        problems += ['as with --kallsyms: ' + x for x in compare(
+            self.with_kallsyms, got, aliases, kernel_only=True)]
+        if problems:
+            raise E2EError('%s: %d differences, e.g. %s' % (
+                what, len(problems), problems[:5]))
+
+    def step_kallsyms(self):
+        """The control: this perf with the guest's kallsyms copy names the
+        modules' samples under their modules."""
+        env = clean_env(self.fresh('home-kallsyms'))
+        res = self.report(env, 'kallsyms', ['--kallsyms',
+                                            self.p('guest', 'kallsyms')])
+        self.with_kallsyms = parse_report(res.stdout)
+        mods = {e.dso for e in self.with_kallsyms if e.kernel and
+                e.dso != '[kernel.kallsyms]' and not e.raw}
+        if not mods:
+            raise E2EError('--kallsyms: no module named')
+        self.mods = mods
+        log('--kallsyms: %.1f%% of the samples in modules (%s)' % (
+            sum(e.pct for e in self.with_kallsyms if e.dso in mods),
+            ', '.join(sorted(mods))))
+
+    def step_debuginfod(self):
+        dbg = self.fresh('dbg')
+        want = [n for n in debfiles.members(self.args.dbg_deb,
+                                            './usr/lib/debug/')
+                if '/boot/vmlinux-' in n or
+                '[%s]' % os.path.basename(n)[:-3].replace('-', '_')
+                in self.mods]
+        debfiles.extract(self.args.dbg_deb, want, dbg)
+        self.dbg = dbg
+        srv = os.path.join(dbg, 'usr', 'lib', 'debug')
+        cache = self.fresh('cache')
+        with DebuginfodServer(srv, log_path=self.p('debuginfod.log')) as s:
+            env = clean_env(self.fresh('home-dip'), {
+                'DEBUGINFOD_URLS': s.url, 'DEBUGINFOD_CACHE_PATH': cache,
+                'PERF_SYMBOL_PROVIDERS': 'libdebuginfodprov.so'})
+            res = self.report(env, 'debuginfod')
+        self.expect_like_guest(res.stdout, 'through debuginfod')
+        self.via_debuginfod = res.stdout
+        size = sum(os.path.getsize(os.path.join(d, f))
+                   for d, _, fs in os.walk(cache) for f in fs)
+        log('debuginfod: every kernel and module line as the guest\'s, '
+            '%.1f MiB fetched' % (size / 1048576))
+
+    def step_package_tree(self):
+        env = clean_env(self.fresh('home-bdd'), {
+            'PERF_SYMBOL_PROVIDERS': 'libbuildiddirprov.so',
+            'SYMPROV_BUILDIDDIR_DIRS': os.path.join(self.dbg, 'usr', 'lib',
+                                                    'debug')})
+        res = self.report(env, 'package-tree')
+        self.expect_like_guest(res.stdout, 'package tree')
+        if res.stdout != self.via_debuginfod:
+            raise E2EError('package tree: not the report through debuginfod')
+
+    def run(self):
+        log('workdir: ' + self.work)
+        why = self.preflight()
+        if why:
+            loud('guest e2e checks NOT RUN (this is a failure):\n' +
+                 '\n'.join('- ' + w for w in why))
+            print('0 passed, 1 failed')
+            return 2
+        if self.check('guest', self.step_guest) and \
+                self.check('--kallsyms', self.step_kallsyms):
+            self.check('before', self.step_before)
+            if self.check('debuginfod', self.step_debuginfod):
+                self.check('package tree', self.step_package_tree)
+        return self.finish()
+
+
+def main(argv=None):
+    ap = checks_parser(__doc__)
+    ap.add_argument('--kernel-deb', required=True,
+                    help='linux-image-<release>-cloud-amd64(-unsigned)')
+    ap.add_argument('--dbg-deb', required=True,
+                    help='linux-image-<release>-cloud-amd64-dbg')
+    ap.add_argument('--seconds', type=int, default=8)
+    return run_checks(Runner, ap.parse_args(argv), 'guest e2e')
+
+
+if __name__ == '__main__':
+    sys.exit(main())
