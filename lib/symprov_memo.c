@@ -108,7 +108,7 @@ static bool symprov_memo_copy(const struct symprov_memo_entry *e,
 {
 	*ans = e->ans;
 	ans->path = NULL;
-	if (e->ans.status != SYMPROV_FOUND)
+	if (ans->status != SYMPROV_FOUND)
 		return true;
 	ans->path = strdup(e->ans.path);
 	if (!ans->path)
