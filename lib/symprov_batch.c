@@ -146,7 +146,7 @@ static void *batch_worker(void *arg)
 		if (!b->res.action && b->next < b->nr)
 			obj = &b->objs[b->next++];
 		pthread_mutex_unlock(&b->lock);
-		if (!obj || b->s->cancelled ||
+		if (!obj || session_cancelled(b->s) ||
 		    symprov_loader_stopped(b->s->loader))
 			break;
 		/* the debug info alone is no runtime file: only then */
@@ -240,7 +240,7 @@ static int batch_run(struct symprov_batch *b)
 	/* skipped: the objects not asked for stay so for the session */
 	if (b->res.action == SYMPROV_PROGRESS_SKIP)
 		s->skip_objects = true;
-	if (s->cancelled)
+	if (session_cancelled(s))
 		b->res.action = SYMPROV_PROGRESS_STOP;
 	pthread_mutex_destroy(&b->lock);
 out_free:
@@ -263,7 +263,7 @@ int symprov_session_prefetch(struct symprov_session *s,
 		goto out;
 	err = 0;
 	pthread_mutex_lock(&s->fetch_lock);
-	if (nr && session_load(s) > 0 && !s->cancelled &&
+	if (nr && session_load(s) > 0 && !session_cancelled(s) &&
 	    !symprov_loader_stopped(s->loader)) {
 		b.nr_jobs = batch_jobs(s, o.jobs);
 		if (b.nr_jobs > nr)

@@ -194,21 +194,21 @@ int session_progress(struct symprov_session *s, uint32_t phase,
 	};
 	int action = SYMPROV_PROGRESS_CONTINUE;
 
-	if (s->opts.progress) {
-		pthread_mutex_lock(&s->lock);
+	/* the jobs of a prefetch report from their threads */
+	pthread_mutex_lock(&s->lock);
+	if (s->opts.progress)
 		action = s->opts.progress(s->opts.data, &p);
-		pthread_mutex_unlock(&s->lock);
-	}
-	if (s->cancelled)
+	if (session_cancelled(s))
 		action = SYMPROV_PROGRESS_STOP;
 	if (action != SYMPROV_PROGRESS_CONTINUE &&
 	    action != SYMPROV_PROGRESS_STOP)
 		action = SYMPROV_PROGRESS_SKIP;
 	/* at any phase: as symprov_session_cancel() */
 	if (action == SYMPROV_PROGRESS_STOP)
-		s->cancelled = 1;
+		symprov_session_cancel(s);
 	if (action && !s->action)
 		s->action = action;
+	pthread_mutex_unlock(&s->lock);
 	return action;
 }
 
@@ -297,7 +297,7 @@ bool symprov_session_active(struct symprov_session *s)
 	    symprov_session_load(s) <= 0)
 		return false;
 	return s->loader && symprov_loader_nr_providers(s->loader) &&
-	       !s->cancelled && !symprov_loader_stopped(s->loader);
+	       !session_cancelled(s) && !symprov_loader_stopped(s->loader);
 }
 
 size_t symprov_session_nr_entries(struct symprov_session *s)
@@ -313,7 +313,7 @@ symprov_session_entry(struct symprov_session *s, size_t idx)
 
 void symprov_session_cancel(struct symprov_session *s)
 {
-	s->cancelled = 1;
+	__atomic_store_n(&s->cancelled, 1, __ATOMIC_RELAXED);
 }
 
 uint32_t session_content(struct symprov_session *s, uint32_t kind,
@@ -431,7 +431,7 @@ int session_loader_find(struct symprov_session *s,
 {
 	memset(ans, 0, sizeof(*ans));
 	ans->status = SYMPROV_CANCELLED;
-	if (s->cancelled ||
+	if (session_cancelled(s) ||
 	    (s->skip_objects && req->kind != SYMPROV_KIND_KERNEL))
 		return ans->status;
 	return symprov_loader_find(s->loader, req, ans);
@@ -439,7 +439,8 @@ int session_loader_find(struct symprov_session *s,
 
 int session_cancel_action(struct symprov_session *s, int action)
 {
-	if (s->cancelled || (s->loader && symprov_loader_stopped(s->loader)))
+	if (session_cancelled(s) ||
+	    (s->loader && symprov_loader_stopped(s->loader)))
 		return SYMPROV_PROGRESS_STOP;
 	return action ? action : SYMPROV_PROGRESS_SKIP;
 }

@@ -44,12 +44,18 @@ struct symprov_session {
 	size_t nr_told;
 	bool skip_objects; /* a prefetch was skipped */
 	bool warned_content; /* atomic: symprov.content is not known */
-	volatile sig_atomic_t cancelled; /* symprov_session_cancel() */
+	/* atomic: symprov_session_cancel() may come from any thread */
+	volatile sig_atomic_t cancelled;
 	/* the fetch being shown, with fetch_lock held */
 	const char *what;
-	int action; /* the first key pressed during it */
+	int action; /* the first key pressed during it; with lock held */
 	struct symprov_batch *batch; /* a prefetch, or NULL */
 };
+
+static inline bool session_cancelled(const struct symprov_session *s)
+{
+	return __atomic_load_n(&s->cancelled, __ATOMIC_RELAXED);
+}
 
 /* Load the providers if not yet done; with fetch_lock held */
 int session_load(struct symprov_session *s);
