@@ -216,6 +216,17 @@ class Checks:
         os.makedirs(d)
         return d
 
+    def cannot_start(self, name):
+        """Log the work directory; True after saying loudly why the NAME
+        checks cannot run (a failure), when preflight() gives reasons."""
+        log("workdir: " + self.work)
+        why = self.preflight()
+        if why:
+            loud("%s checks NOT RUN (this is a failure):\n" % name +
+                 "\n".join("- " + w for w in why))
+            print("0 passed, 1 failed")
+        return bool(why)
+
     def check(self, name, fn):
         """PASS or FAIL, and why, of fn()."""
         log("--- " + name)

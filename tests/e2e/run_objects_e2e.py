@@ -69,7 +69,7 @@ import objects_fixture  # noqa: E402
 import run_e2e  # noqa: E402
 from compare_reports import parse_report  # noqa: E402
 from debuginfod_server import DebuginfodServer  # noqa: E402
-from e2elib import (Checks, E2EError, clean_env, log, loud,  # noqa: E402
+from e2elib import (Checks, E2EError, clean_env, log,  # noqa: E402
                     checks_parser, run, run_checks)
 from elf_fixtures import read_build_id  # noqa: E402
 from link_proxy import ThrottleProxy  # noqa: E402
@@ -422,12 +422,7 @@ class Runner(Checks):
                             ', '.join(sorted(k[1] for k in local)[:4])))
 
     def run(self):
-        log('workdir: ' + self.work)
-        why = self.preflight()
-        if why:
-            loud('objects e2e checks NOT RUN (this is a failure):\n' +
-                 '\n'.join('- ' + w for w in why))
-            print('0 passed, 1 failed')
+        if self.cannot_start('objects e2e'):
             return 2
         if not (self.check('profile', self.step_profile) and
                 self.check('modules in the profile', self.step_modules)):

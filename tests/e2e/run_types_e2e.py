@@ -50,7 +50,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 import debfiles  # noqa: E402
 import make_profile  # noqa: E402
 from debuginfod_server import DebuginfodServer  # noqa: E402
-from e2elib import (Checks, E2EError, clean_env, log, loud,  # noqa: E402
+from e2elib import (Checks, E2EError, clean_env, log,  # noqa: E402
                     checks_parser, run, run_checks)
 from elf_fixtures import read_build_id  # noqa: E402
 from link_proxy import ThrottleProxy  # noqa: E402
@@ -358,12 +358,7 @@ class Runner(Checks):
                 if 'struct ' in line)[:400]))
 
     def run(self):
-        log('workdir: ' + self.work)
-        why = self.preflight()
-        if why:
-            loud('types e2e checks NOT RUN (this is a failure):\n' +
-                 '\n'.join('- ' + w for w in why))
-            print('0 passed, 1 failed')
+        if self.cannot_start('types e2e'):
             return 2
         if self.check('profile', self.step_profile) and \
                 self.check('types ELF', self.step_elf) and \

@@ -64,7 +64,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 import vmlinux_fixture  # noqa: E402
-from e2elib import (Checks, E2EError, clean_env, log, loud,  # noqa: E402
+from e2elib import (Checks, E2EError, clean_env, log,  # noqa: E402
                     checks_parser, run, run_checks)
 from elf_fixtures import read_build_id  # noqa: E402
 from elf_mutate import SHT_NOBITS, ElfImage, build_id_note  # noqa: E402
@@ -363,12 +363,7 @@ class Runner(Checks):
         log('plt-got-nobits: %d lines as with the program in place' % n)
 
     def run(self):
-        log('workdir: ' + self.work)
-        why = self.preflight()
-        if why:
-            loud('vmlinux crash checks NOT RUN (this is a failure):\n' +
-                 '\n'.join('- ' + w for w in why))
-            print('0 passed, 1 failed')
+        if self.cannot_start('vmlinux crash'):
             return 2
 
         def shdr(section, field, value):
