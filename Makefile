@@ -194,7 +194,8 @@ check-perf-series: perf
 
 # perf without the patch's optional parts still builds: without libdw and
 # libdebuginfod (libsymprov on), without libelf or NO_LIBSYMPROV=1
-# (libsymprov off: no symbol providers, and no libsymprov.so.1 needed).
+# (libsymprov off: no symbol providers, and no libsymprov.so.1 needed);
+# the last reports as stock perf 6.12 does (tests/e2e/run_stock_equal.py).
 check-perf-variants: all
 	bash scripts/build-perf.sh -o build/perf-nodwarf NO_DWARF=1 \
 		NO_LIBDEBUGINFOD=1
@@ -208,7 +209,10 @@ check-perf-variants: all
 	build/perf-nolibsymprov/perf version --build-options | \
 		grep -q 'libsymprov: \[ OFF \]'
 	! readelf -d build/perf-nolibsymprov/perf | grep -q libsymprov
-	@echo "perf variants: 3 passed, 0 failed"
+	bash scripts/build-perf.sh -o build/perf-stock -a none
+	$(PYTHON) tests/e2e/run_stock_equal.py --stock build/perf-stock/perf \
+		--perf build/perf-nolibsymprov/perf
+	@echo "perf variants: 4 passed, 0 failed"
 
 # The README's two commands, `make demo` and `make check`, on a fresh
 # Debian 12: the packages first, through scripts/install-deps.sh (which
