@@ -35,8 +35,8 @@
  * per session, a prefetch's answered() from each of its threads at once.
  *
  * Versions.  The library's symbols are tagged LIBSYMPROV_1.0 and later
- * LIBSYMPROV_1.x in its version script; nothing is ever removed or
- * changed within libsymprov.so.1.
+ * LIBSYMPROV_1.x in its version script (1.1: symprov_session_read_keys());
+ * nothing is ever removed or changed within libsymprov.so.1.
  */
 #ifndef LIBSYMPROV_H
 #define LIBSYMPROV_H
@@ -298,6 +298,21 @@ symprov_session_prefetch(struct symprov_session *s,
  * Async-signal-safe: for a SIGINT handler.
  */
 LIBSYMPROV_API void symprov_session_cancel(struct symprov_session *s);
+
+/* LIBSYMPROV_1.1 */
+
+/*
+ * Let the user stop fetches from terminal @fd (STDIN_FILENO, say), for a
+ * host that reads no keys itself while a fetch runs: 's' skips the fetch,
+ * 'd' stops the providers for the session, as the progress callback's
+ * SYMPROV_PROGRESS_SKIP and _STOP do, and so do SIGINT and SIGTERM, which
+ * then do what they did before (a handler of the host is called; a
+ * default action ends the program, the terminal put back first).  During
+ * the fetch alone @fd is in non-canonical mode without echo.  Nothing is
+ * read when @fd is not a terminal as a fetch begins, nor by two fetches
+ * of the process at once.  -1 turns it off.  Returns 0, or -EINVAL.
+ */
+LIBSYMPROV_API int symprov_session_read_keys(struct symprov_session *s, int fd);
 
 /* Free what an answer holds; it can be used again */
 LIBSYMPROV_API void symprov_answer_fini(struct symprov_answer *ans);

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "symprov_keys.h"
 #include "symprov_session.h"
 
 #define SYMPROV_MIB (1024.0 * 1024.0)
@@ -47,6 +48,7 @@ symprov_session_new(const struct symprov_session_opts *opts)
 		goto out;
 	}
 	s->opts.size = sizeof(s->opts);
+	s->keys_fd = -1;
 	s->opts.host_name = session_strdup(s->opts.host_name, &err);
 	s->opts.providers = session_strdup(s->opts.providers, &err);
 	s->opts.provider_dirs = session_strdup(s->opts.provider_dirs, &err);
@@ -192,12 +194,21 @@ int session_progress(struct symprov_session *s, uint32_t phase,
 		.total = total,
 		.many = s->batch != NULL,
 	};
-	int action = SYMPROV_PROGRESS_CONTINUE;
+	int action = SYMPROV_PROGRESS_CONTINUE, key;
 
 	/* the jobs of a prefetch report from their threads */
 	pthread_mutex_lock(&s->lock);
+	if (phase == SYMPROV_FETCH_BEGIN)
+		s->keys_on = symprov_keys_begin(
+			__atomic_load_n(&s->keys_fd, __ATOMIC_RELAXED));
 	if (s->opts.progress)
 		action = s->opts.progress(s->opts.data, &p);
+	if (s->keys_on && (key = symprov_keys_poll()) > action)
+		action = key;
+	if (phase == SYMPROV_FETCH_END && s->keys_on) {
+		symprov_keys_end();
+		s->keys_on = false;
+	}
 	if (session_cancelled(s))
 		action = SYMPROV_PROGRESS_STOP;
 	if (action != SYMPROV_PROGRESS_CONTINUE &&
@@ -309,6 +320,14 @@ const struct symprov_entry_info *
 symprov_session_entry(struct symprov_session *s, size_t idx)
 {
 	return s->loader ? symprov_loader_entry(s->loader, idx) : NULL;
+}
+
+int symprov_session_read_keys(struct symprov_session *s, int fd)
+{
+	if (fd < -1)
+		return -EINVAL;
+	__atomic_store_n(&s->keys_fd, fd, __ATOMIC_RELAXED);
+	return 0;
 }
 
 void symprov_session_cancel(struct symprov_session *s)

@@ -50,6 +50,9 @@ struct symprov_session {
 	const char *what;
 	int action; /* the first key pressed during it; with lock held */
 	struct symprov_batch *batch; /* a prefetch, or NULL */
+	/* symprov_session_read_keys(): atomic, -1 for none */
+	int keys_fd;
+	bool keys_on; /* this fetch reads them; with lock held */
 };
 
 static inline bool session_cancelled(const struct symprov_session *s)

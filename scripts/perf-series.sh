@@ -264,6 +264,7 @@ do_check() {
 	[ "$n" -gt 0 ] || die "no patch in ${series#"$top"/}"
 	echo "perf-series.sh: $n patches apply one after the other" >&2
 	check_no_copy
+	check_budget
 
 	# The series is in the form export writes: nothing is lost by a
 	# checkout and export.
@@ -309,6 +310,45 @@ check_no_copy() {
 	done
 	[ $bad -eq 0 ] || die "the series carries files of the project"
 	echo "perf-series.sh: no file of lib/ or include/ in the series" >&2
+}
+
+# Lines a range of the series adds outside Documentation/ and tests/: all,
+# or (with "existing") in files base already has.
+added_lines() {
+	local paths=(tools ':!tools/perf/Documentation' ':!tools/perf/tests')
+
+	if [ "${3:-}" = existing ]; then
+		mapfile -t paths < <(g diff --name-only --diff-filter=M "$1" "$2" \
+			-- "${paths[@]}")
+		[ ${#paths[@]} -gt 0 ] || { echo 0; return; }
+	fi
+	g diff --numstat "$1" "$2" -- "${paths[@]}" |
+		awk '{ n += $1 } END { print n + 0 }'
+}
+
+# Two series: perf's own fixes, then the symbol providers, from the first
+# patch that adds a file named *symprov*.  The providers' part stays small:
+# at most 1,000 lines outside Documentation/ and tests/, 300 of them in
+# files perf has.
+check_budget() {
+	local c first="" all existing fixes
+
+	for c in $(g rev-list --reverse base..HEAD); do
+		if g diff --name-only --diff-filter=A "$c~1" "$c" |
+			grep -q symprov; then
+			first=$c
+			break
+		fi
+	done
+	[ -n "$first" ] || die "no patch adds the symbol providers' files"
+	fixes=$(added_lines base "$first~1")
+	all=$(added_lines "$first~1" HEAD)
+	existing=$(added_lines "$first~1" HEAD existing)
+	echo "perf-series.sh: the fixes add $fixes lines; the symbol" \
+		"providers $all, $existing in perf's files (outside" \
+		"Documentation/ and tests/)" >&2
+	[ "$all" -le 1000 ] && [ "$existing" -le 300 ] ||
+		die "the symbol providers' series is over 1,000 lines, or 300 in perf's files"
 }
 
 # Build perf after each patch, in one object directory: each step builds.

@@ -12,7 +12,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <pty.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -56,6 +59,8 @@ struct host {
 	int action[SYMPROV_FETCH_END + 1];
 	struct seen_progress progress[MAX_PHASES];
 	int nr_progress;
+	/* raised by progress() during a fetch, or 0 */
+	int raise_signal;
 	/* answered() comes from the prefetch's threads */
 	pthread_mutex_t lock;
 	struct seen_answer answers[MAX_ANSWERS];
@@ -103,6 +108,8 @@ static int h_progress(void *data, const struct symprov_progress *p)
 		snprintf(seen->what, sizeof(seen->what), "%s",
 			 p->what ? p->what : "");
 	}
+	if (p->phase == SYMPROV_FETCH_UPDATE && hh->raise_signal)
+		raise(hh->raise_signal);
 	return p->phase <= SYMPROV_FETCH_END ? hh->action[p->phase] :
 					       SYMPROV_PROGRESS_CONTINUE;
 }
@@ -1556,6 +1563,124 @@ static void test_request_as_it_is(void **state)
 	assert_int_equal(ans.err, -EBADMSG);
 }
 
+/*
+ * 9. The user's keys, from a terminal (symprov_session_read_keys()).
+ */
+
+static int pty_master = -1, pty_slave = -1;
+static volatile sig_atomic_t host_sigints;
+
+static void host_on_sigint(int sig)
+{
+	(void)sig;
+	host_sigints++;
+}
+
+/* A session that finds this executable, reading the keys of a pty */
+static void keys_session(void)
+{
+	assert_int_equal(openpty(&pty_master, &pty_slave, NULL, NULL, NULL), 0);
+	session_of("libtp_a.so");
+	set("test.a.status", "0");
+	set("test.a.path", exe);
+	set("test.a.progress", "1");
+	assert_int_equal(symprov_session_read_keys(h.s, pty_slave), 0);
+}
+
+static void keys_done(void)
+{
+	struct termios term;
+
+	/* the terminal as it was: canonical, with echo */
+	assert_int_equal(tcgetattr(pty_slave, &term), 0);
+	assert_true(term.c_lflag & ICANON);
+	assert_true(term.c_lflag & ECHO);
+	close(pty_master);
+	close(pty_slave);
+	pty_master = pty_slave = -1;
+}
+
+static void test_keys_s_skips_that_find(void **state)
+{
+	struct symprov_answer ans;
+
+	(void)state;
+	keys_session();
+	assert_int_equal(write(pty_master, "s", 1), 1);
+	assert_int_equal(find(SYMPROV_KIND_KERNEL, other_id(1), self_len, 0,
+			      &ans),
+			 -ECANCELED);
+	assert_int_equal(ans.action, SYMPROV_PROGRESS_SKIP);
+	/* the key was for that fetch: the next one goes on */
+	assert_int_equal(find(SYMPROV_KIND_KERNEL, self_id, self_len, 0, &ans),
+			 0);
+	symprov_answer_fini(&ans);
+	assert_true(symprov_session_active(h.s));
+	keys_done();
+}
+
+static void test_keys_d_stops_the_session(void **state)
+{
+	struct symprov_answer ans;
+
+	(void)state;
+	keys_session();
+	assert_int_equal(write(pty_master, "xd", 2), 2);
+	assert_int_equal(find(SYMPROV_KIND_KERNEL, self_id, self_len, 0, &ans),
+			 -ECANCELED);
+	assert_int_equal(ans.action, SYMPROV_PROGRESS_STOP);
+	assert_false(symprov_session_active(h.s));
+	keys_done();
+}
+
+static void test_keys_sigint_stops_then_calls_the_host(void **state)
+{
+	struct sigaction sa = { .sa_handler = host_on_sigint }, old, now;
+	struct symprov_answer ans;
+
+	(void)state;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGINT, &sa, &old), 0);
+	host_sigints = 0;
+	keys_session();
+	h.raise_signal = SIGINT;
+	assert_int_equal(find(SYMPROV_KIND_KERNEL, self_id, self_len, 0, &ans),
+			 -ECANCELED);
+	assert_int_equal(ans.action, SYMPROV_PROGRESS_STOP);
+	assert_int_equal(host_sigints, 1);
+	/* the host's handler is back after the fetch */
+	assert_int_equal(sigaction(SIGINT, NULL, &now), 0);
+	assert_ptr_equal(now.sa_handler, host_on_sigint);
+	sigaction(SIGINT, &old, NULL);
+	keys_done();
+}
+
+static void test_keys_not_from_a_pipe(void **state)
+{
+	struct symprov_answer ans;
+	int fds[2];
+	char c;
+
+	(void)state;
+	session_of("libtp_a.so");
+	set("test.a.status", "0");
+	set("test.a.path", exe);
+	set("test.a.progress", "1");
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(symprov_session_read_keys(h.s, fds[0]), 0);
+	assert_int_equal(write(fds[1], "d", 1), 1);
+	assert_int_equal(find(SYMPROV_KIND_KERNEL, self_id, self_len, 0, &ans),
+			 0);
+	symprov_answer_fini(&ans);
+	/* not read: still there */
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	assert_int_equal(c, 'd');
+	close(fds[0]);
+	close(fds[1]);
+	assert_int_equal(symprov_session_read_keys(h.s, -2), -EINVAL);
+	assert_int_equal(symprov_session_read_keys(h.s, -1), 0);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -1600,6 +1725,10 @@ int main(void)
 		T(test_skip_at_begin_skips_that_find),
 		T(test_stop_at_end_cancels_later_finds),
 		T(test_prefetch_skipped_at_begin),
+		T(test_keys_s_skips_that_find),
+		T(test_keys_d_stops_the_session),
+		T(test_keys_sigint_stops_then_calls_the_host),
+		T(test_keys_not_from_a_pipe),
 		T(test_describe_found),
 		T(test_describe_not_found),
 		T(test_describe_unavailable),
