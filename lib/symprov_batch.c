@@ -51,7 +51,9 @@ int batch_progress(struct symprov_session *s, struct symprov_batch *b,
 	for (i = 0; i < b->nr_jobs; i++) {
 		struct symprov_job *job = &b->jobs[i];
 
-		if (job->req == req) {
+		/* a provider of ABI 1.0 has a copy of the request */
+		if (job->req && job->req->kind == req->kind &&
+		    job->req->build_id == req->build_id) {
 			job->done = done;
 			job->total = total;
 		}

@@ -12,8 +12,9 @@
 
 /*
  * A fetch begins: put terminal @fd in non-canonical mode without echo and
- * catch SIGINT and SIGTERM.  Returns true when the keys are read now;
- * false when @fd is no terminal or another fetch reads them.
+ * catch SIGINT and SIGTERM (not when ignored).  Returns true when the
+ * keys are read now; false when @fd is no terminal, the program is a
+ * background job of it, or another fetch reads them.
  */
 bool symprov_keys_begin(int fd);
 /*

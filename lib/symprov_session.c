@@ -229,6 +229,9 @@ static int session_loader_progress(void *data, const char *provider,
 {
 	struct symprov_session *s = data;
 
+	if (s->quiet)
+		return session_cancelled(s) ? SYMPROV_PROGRESS_STOP :
+					      SYMPROV_PROGRESS_CONTINUE;
 	if (s->batch)
 		return batch_progress(s, s->batch, provider, req, done, total);
 	return session_progress(s, SYMPROV_FETCH_UPDATE, NULL, provider, done,
@@ -555,8 +558,10 @@ int symprov_session_find(struct symprov_session *s,
 	err = session_request(req, &fo, &r, 0);
 	if (err)
 		goto out;
-	r.content = session_content(s, fo.kind, fo.flags);
 	pthread_mutex_lock(&s->fetch_lock);
+	/* the configuration is read once the providers load: no longer set */
+	session_load(s);
+	r.content = session_content(s, fo.kind, fo.flags);
 	session_ask(s, &fo, &r, &ans);
 	pthread_mutex_unlock(&s->fetch_lock);
 	err = status_err(ans.status);
@@ -571,8 +576,11 @@ int symprov_session_request(struct symprov_session *s,
 	struct symprov_answer ans = { .status = SYMPROV_DISABLED };
 
 	pthread_mutex_lock(&s->fetch_lock);
-	if (session_load(s) > 0)
+	if (session_load(s) > 0) {
+		s->quiet = true;
 		symprov_loader_find(s->loader, req, &ans);
+		s->quiet = false;
+	}
 	pthread_mutex_unlock(&s->fetch_lock);
 	return answer_out(ans_out, &ans, status_err(ans.status));
 }

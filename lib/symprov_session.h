@@ -53,6 +53,8 @@ struct symprov_session {
 	/* symprov_session_read_keys(): atomic, -1 for none */
 	int keys_fd;
 	bool keys_on; /* this fetch reads them; with lock held */
+	/* symprov_session_request(): not shown; with fetch_lock held */
+	bool quiet;
 };
 
 static inline bool session_cancelled(const struct symprov_session *s)

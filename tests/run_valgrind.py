@@ -82,7 +82,7 @@ def main():
         build, 'tests', 'providers'))
     for t in ('test_loader', 'test_symprov_memo', 'test_symprov_verify', 'test_list',
               'test_buildid', 'test_struct', 'test_buildiddir',
-              'test_session'):
+              'test_session', 'test_keys'):
         results.append(check(t, [os.path.join(build, 'tests', t)], env))
 
     tmp = tempfile.mkdtemp(prefix='symprov-vg-')

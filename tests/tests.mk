@@ -46,7 +46,7 @@ TP_LIBS += $(TP_DIR)/libtp_docexample.so
 
 UNIT_TESTS := test_loader test_struct test_buildid test_list test_symprov_memo \
 	      test_symprov_verify
-UNIT_TESTS += test_buildiddir
+UNIT_TESTS += test_buildiddir test_keys
 UNIT_BINS := $(patsubst %,$(B)/tests/%,$(UNIT_TESTS))
 
 # test_session is a host: it links libsymprov.so as one does and includes
@@ -76,6 +76,7 @@ $(call obj,tests/unit/test_loader.c): \
 $(B)/tests/test_struct: $(call obj,tests/unit/test_struct.c)
 $(B)/tests/test_buildid: $(call obj,tests/unit/test_buildid.c lib/symprov_buildid.c)
 $(B)/tests/test_list: $(call obj,tests/unit/test_list.c lib/symprov_list.c)
+$(B)/tests/test_keys: $(call obj,tests/unit/test_keys.c lib/symprov_keys.c)
 $(B)/tests/test_symprov_memo: $(call obj,tests/unit/test_symprov_memo.c lib/symprov_memo.c)
 $(B)/tests/test_symprov_verify: $(call obj,tests/unit/test_symprov_verify.c lib/symprov_verify.c \
 	lib/symprov_buildid.c)

@@ -977,6 +977,10 @@ class Runner:
             "content-srcline", ["report", "--stdio", "--sort",
                                 "dso,sym,srcline"] + moved,
             self.ONE_FETCH, "debuginfod"))
+        self.check("content report.sort_order", lambda: self.step_content(
+            "content-sort-config", ["report", "--stdio"] + moved,
+            self.ONE_FETCH, "debuginfod",
+            config="[report]\n\tsort_order = dso,sym,srcline\n"))
         self.check("content script", lambda: self.step_content(
             "content-script", ["script", "-F", "ip,sym"] + moved, {},
             "sym"))

@@ -23,6 +23,9 @@ the stripped objects and their debug files.  Checks:
                   provider, says the same
   objects         the user-space lines (static functions included) are
                   those of a control with the files under --symfs
+  annotate        perf annotate of the program's static function: the
+                  instructions of the file the provider gave, as the
+                  --symfs control shows them
   side by side    behind a server that holds every request HOLD seconds,
                   the report needing the kernel, four modules and the
                   objects takes at most 1.5 times the report needing the
@@ -219,6 +222,7 @@ class Runner(Checks):
                                bid[:2], bid[2:] + '.debug')
             os.makedirs(os.path.dirname(dbg), exist_ok=True)
             shutil.copy(os.path.join(self.p('srv'), base + '.debug'), dbg)
+        self.symfs = symfs
         ctl = self.report('moved.data', clean_env(self.fresh('home-symfs')),
                           ['--symfs=' + symfs])
         paths = set(self.objects)
@@ -238,6 +242,36 @@ class Runner(Checks):
                     static, sorted(names)))
         log('objects: %d lines, as with --symfs, static functions named' %
             len(mine))
+
+    def step_annotate_objects(self):
+        """perf annotate of a program's function disassembles the file a
+        provider gave, as the --symfs control does: not the missing one."""
+        args = [self.perf, 'annotate', '--stdio', '-i', self.p('moved.data'),
+                'prog_static_loop']
+        got = run(args, 600, env=self.env(self.server.url,
+                                           self.fresh('cache-annotate')),
+                  check=False)
+        ctl = run(args + ['--symfs=' + self.symfs], 600,
+                  env=clean_env(self.fresh('home-annotate-symfs')),
+                  check=False)
+
+        def insns(res):
+            # "  0.00 :   401136:  push   %rbp": the address and the code
+            return [m.group(1) for m in re.finditer(
+                r'^\s*[\d.]+\s*:\s+([0-9a-f]+:\s+\S.*)$', res.stdout,
+                re.M)]
+        want = insns(ctl)
+        if ctl.returncode or not want:
+            raise E2EError('annotate: the --symfs control shows no code '
+                           '(exit %d): %s' % (ctl.returncode,
+                                              ctl.stderr[-800:]))
+        if got.returncode or insns(got) != want:
+            raise E2EError('annotate: through the providers (exit %d) not '
+                           'the code of the --symfs control: %s' % (
+                               got.returncode,
+                               (got.stdout + got.stderr)[-800:]))
+        log('annotate: %d instructions of prog_static_loop, as with '
+            '--symfs' % len(want))
 
     def timed(self, data, url, cache):
         t = time.monotonic()
@@ -432,6 +466,7 @@ class Runner(Checks):
             self.server = srv
             if self.check('modules', self.step_modules_check):
                 self.check('objects', self.step_objects)
+                self.check('annotate', self.step_annotate_objects)
                 self.check('side by side', self.step_side_by_side)
                 self.check('processes', self.step_processes)
                 self.check('offline', self.step_offline)

@@ -49,6 +49,11 @@ vmlinux):
                     cache (.plt.got, .rela.dyn, .dynsym NOBITS): SIGSEGV in
                     dso__synthesize_plt_symbols(); the lines of libc's and
                     the kernel's samples as with the program in place
+  rela-plt-entsize-0
+                    the same program, gone, a copy with .rela.plt's
+                    sh_entsize 0 in the build-id cache: SIGFPE in
+                    dso__synthesize_plt_symbols(), the number of
+                    relocations divided by it; libc's and the kernel's lines
 
 Each check prints PASS or FAIL and why; ends with "N passed, N failed";
 exit 0 when all passed.
@@ -326,8 +331,10 @@ class Runner(Checks):
                            'in no line: %s' % new[:8])
         log('etype: %d lines as with the file undamaged' % n)
 
-    def step_plt(self):
-        d = self.fresh('plt')
+    def plt_program(self, name, sections):
+        """PROGRAM built with SECTIONS, profiled: (its path, the profile,
+        the report's lines with it in place)."""
+        d = self.fresh(name)
         prog = os.path.join(d, 'bin', 'symprov-plt')
         os.makedirs(os.path.dirname(prog))
         with open(prog + '.c', 'w') as f:
@@ -335,32 +342,51 @@ class Runner(Checks):
         run(['gcc', '-g', '-O1', '-Wl,--build-id', '-o', prog, prog + '.c'],
             120)
         secs = run(['readelf', '-SW', prog], 60).stdout
-        if '.plt.got' not in secs or '.rela.dyn' not in secs:
-            raise E2EError('the program has no .plt.got and .rela.dyn: '
-                           'nothing to check here')
+        if not all(s in secs for s in sections):
+            raise E2EError('the program has no %s: nothing to check here' %
+                           ' and '.join(sections))
         data = os.path.join(d, 'prog.data')
         run([self.perf, 'record', '-e', 'cpu-clock', '-N', '-o', data,
-             '--', prog], 120, env=clean_env(self.fresh('home-plt-rec')))
+             '--', prog], 120, env=clean_env(self.fresh('home-%s-rec' % name)))
         base = sample_lines(self.report(
-            ['-i', data], clean_env(self.fresh('home-plt-base'))))
-        debug = prog + '.debug'
-        run(['objcopy', '--only-keep-debug', prog, debug], 60)
+            ['-i', data], clean_env(self.fresh('home-%s-base' % name))))
+        if not any(dso.startswith('libc.so') for _, dso, _ in base.values()):
+            raise E2EError("no libc samples in the program's profile")
+        return prog, data, base
+
+    def gone_but_cached(self, name, prog, data, base, copy):
+        """PROG gone, COPY in the build-id cache in its place: the report
+        has libc's and the kernel's lines as with PROG in place."""
         bid = read_build_id(prog)
-        home = self.fresh('home-plt')
+        home = self.fresh('home-' + name)
         cached = os.path.join(home, '.debug', '.build-id', bid[:2],
                               bid[2:], 'elf')
         os.makedirs(os.path.dirname(cached))
-        shutil.copyfile(debug, cached)
+        shutil.copyfile(copy, cached)
         os.rename(prog, prog + '.gone')
         got = sample_lines(self.report(['-i', data], clean_env(home)))
 
         def unaffected(level, dso, sym):
             return level == 'k' or dso.startswith('libc.so')
-        if not any(dso.startswith('libc.so') for _, dso, _ in base.values()):
-            raise E2EError("no libc samples in the program's profile")
         n = self.same_lines(base, got, unaffected, "libc's and the kernel's "
                             "samples")
-        log('plt-got-nobits: %d lines as with the program in place' % n)
+        log('%s: %d lines as with the program in place' % (name, n))
+
+    def step_plt(self):
+        prog, data, base = self.plt_program('plt', ('.plt.got', '.rela.dyn'))
+        run(['objcopy', '--only-keep-debug', prog, prog + '.debug'], 60)
+        self.gone_but_cached('plt-got-nobits', prog, data, base,
+                             prog + '.debug')
+
+    def step_rela_plt(self):
+        prog, data, base = self.plt_program('rela-plt', ('.rela.plt',))
+        with open(prog, 'rb') as f:
+            img = ElfImage(bytearray(f.read()))
+        img.set_shdr(img.section('.rela.plt'), 'sh_entsize', 0)
+        with open(prog + '.damaged', 'wb') as f:
+            f.write(bytes(img.data))
+        self.gone_but_cached('rela-plt-entsize-0', prog, data, base,
+                             prog + '.damaged')
 
     def run(self):
         if self.cannot_start('vmlinux crash'):
@@ -389,6 +415,7 @@ class Runner(Checks):
             self.check('strtab-cut', self.strtab_cut)
             self.check('etype', self.step_etype)
         self.check('plt-got-nobits', self.step_plt)
+        self.check('rela-plt-entsize-0', self.step_rela_plt)
         return self.finish()
 
 

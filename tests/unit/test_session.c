@@ -35,6 +35,7 @@
 /* A progress callback's view of one call */
 struct seen_progress {
 	uint32_t phase;
+	uint64_t done, total;
 	bool many;
 	bool has_provider;
 	char what[64];
@@ -103,6 +104,8 @@ static int h_progress(void *data, const struct symprov_progress *p)
 	if (hh->nr_progress < MAX_PHASES) {
 		seen = &hh->progress[hh->nr_progress++];
 		seen->phase = p->phase;
+		seen->done = p->done;
+		seen->total = p->total;
 		seen->many = p->many;
 		seen->has_provider = p->provider != NULL;
 		snprintf(seen->what, sizeof(seen->what), "%s",
@@ -1090,6 +1093,31 @@ static void test_find_progress_phases(void **state)
 	}
 }
 
+/* The bytes of a provider of ABI 1.0, which gets a copy of the request */
+static void test_prefetch_progress_of_an_abi_1_0_provider(void **state)
+{
+	struct symprov_object objs[3];
+	struct symprov_prefetch_opts po = { .size = sizeof(po), .jobs = 1 };
+	struct symprov_prefetch_result res = { .size = sizeof(res) };
+	int i, updates = 0;
+
+	(void)state;
+	profile_of(objs);
+	session_of("libtp_abi10.so");
+	set("test.old.status", "0");
+	set("test.old.path", exe);
+	set("test.old.progress", "1");
+	assert_int_equal(symprov_session_prefetch(h.s, objs + 2, 1, &po, &res),
+			 0);
+	/* the executable, then its debug file */
+	assert_int_equal(res.found, 2);
+	/* the provider said 1 of 2 bytes of the first: the fetch shows them */
+	for (i = 0; i < h.nr_progress; i++)
+		updates += h.progress[i].phase == SYMPROV_FETCH_UPDATE &&
+			   h.progress[i].done == 1 && h.progress[i].total == 2;
+	assert_int_equal(updates, 1);
+}
+
 /* Skipped, a prefetch leaves the objects other than kernels alone */
 static void test_prefetch_skipped(void **state)
 {
@@ -1681,6 +1709,28 @@ static void test_keys_not_from_a_pipe(void **state)
 	assert_int_equal(symprov_session_read_keys(h.s, -1), 0);
 }
 
+/* ... not even when the provider reports progress */
+static void test_request_not_shown(void **state)
+{
+	struct symprov_request r = {
+		.size = sizeof(r),
+		.kind = SYMPROV_KIND_EXECUTABLE,
+		.build_id = self_id,
+		.build_id_len = (uint32_t)self_len,
+	};
+	struct symprov_answer ans = { .size = sizeof(ans) };
+
+	(void)state;
+	session_of("libtp_a.so");
+	set("test.a.status", "0");
+	set("test.a.path", exe);
+	set("test.a.progress", "1");
+	assert_int_equal(symprov_session_request(h.s, &r, &ans), 0);
+	symprov_answer_fini(&ans);
+	assert_int_equal(h.nr_progress, 0);
+	assert_true(symprov_session_active(h.s));
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 
 int main(void)
@@ -1718,6 +1768,7 @@ int main(void)
 		T(test_prefetch_progress_phases),
 		T(test_find_progress_phases),
 		T(test_prefetch_skipped),
+		T(test_prefetch_progress_of_an_abi_1_0_provider),
 		T(test_cancel_then_find),
 		T(test_skip_cancels_that_find),
 		T(test_stop_cancels_later_finds),
@@ -1738,6 +1789,7 @@ int main(void)
 		T(test_build_id_parse),
 		T(test_verify_file),
 		T(test_request_as_it_is),
+		T(test_request_not_shown),
 	};
 	const char *why;
 	int ret;
