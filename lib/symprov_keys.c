@@ -21,6 +21,7 @@
 #include "symprov_keys.h"
 
 static const int keys_signals[] = { SIGINT, SIGTERM };
+#define KEYS_NR_SIGNALS (sizeof(keys_signals) / sizeof(keys_signals[0]))
 
 static struct {
 	bool busy; /* atomic: a fetch reads the keys */
@@ -28,8 +29,8 @@ static struct {
 	int action; /* SYMPROV_PROGRESS_* of the keys so far */
 	struct termios old_term;
 	/* of keys_signals[], as the program had them */
-	struct sigaction old[2];
-	bool caught[2];
+	struct sigaction old[KEYS_NR_SIGNALS];
+	bool caught[KEYS_NR_SIGNALS];
 } keys;
 
 static volatile sig_atomic_t keys_interrupted;
@@ -42,9 +43,19 @@ static bool keys_background(int fd)
 	return fg >= 0 && fg != getpgrp();
 }
 
+/* The index of @sig, one of keys_signals[] (the handler gets no other) */
+static size_t keys_index(int sig)
+{
+	size_t i = 0;
+
+	while (i < KEYS_NR_SIGNALS - 1 && keys_signals[i] != sig)
+		i++;
+	return i;
+}
+
 static void keys_on_signal(int sig, siginfo_t *info, void *uc)
 {
-	struct sigaction *old = &keys.old[sig == SIGINT ? 0 : 1];
+	struct sigaction *old = &keys.old[keys_index(sig)];
 	int saved = errno;
 
 	keys_interrupted = 1;
@@ -99,18 +110,19 @@ bool symprov_keys_begin(int fd)
 		__atomic_store_n(&keys.busy, false, __ATOMIC_RELEASE);
 		return false;
 	}
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < KEYS_NR_SIGNALS; i++)
 		keys_catch(i);
 	return true;
 }
 
 int symprov_keys_poll(void)
 {
+	/* a background job's terminal is not its own to read */
+	bool ours = !keys_background(keys.fd);
 	char c;
 
 	/* after a signal the terminal is back in canonical mode: not read */
-	while (!keys_interrupted && !keys_background(keys.fd) &&
-	       read(keys.fd, &c, 1) == 1) {
+	while (ours && !keys_interrupted && read(keys.fd, &c, 1) == 1) {
 		if (c == 'd')
 			keys.action = SYMPROV_PROGRESS_STOP;
 		else if (c == 's' && !keys.action)
@@ -126,7 +138,7 @@ void symprov_keys_end(void)
 	sigset_t ttou, old;
 	size_t i;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < KEYS_NR_SIGNALS; i++) {
 		if (keys.caught[i])
 			sigaction(keys_signals[i], &keys.old[i], NULL);
 	}

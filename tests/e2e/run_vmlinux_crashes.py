@@ -381,7 +381,7 @@ class Runner(Checks):
     def step_rela_plt(self):
         prog, data, base = self.plt_program('rela-plt', ('.rela.plt',))
         with open(prog, 'rb') as f:
-            img = ElfImage(bytearray(f.read()))
+            img = ElfImage(f.read())
         img.set_shdr(img.section('.rela.plt'), 'sh_entsize', 0)
         with open(prog + '.damaged', 'wb') as f:
             f.write(bytes(img.data))
