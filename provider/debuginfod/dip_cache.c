@@ -15,6 +15,9 @@
  * empty file ROOT/BUILDID/TYPE.  Only an empty file is ever removed, so a
  * wrong guess cannot lose a downloaded file.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* copy_file_range */
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -166,4 +169,47 @@ enum dip_entry dip_cache_entry(const char *hex, const char *type)
 	}
 	closedir(dir);
 	return landing ? DIP_ENTRY_LANDING : DIP_ENTRY_NONE;
+}
+
+int dip_cache_keep_tail(int fd, const char *file, long long size)
+{
+	char tmp[PATH_MAX];
+	struct timespec times[2];
+	struct stat st;
+	int out, err = 0;
+	loff_t from;
+	ssize_t n;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (size < 0 || st.st_size < size)
+		return -EINVAL;
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", file) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	out = mkstemp(tmp);
+	if (out < 0)
+		return -errno;
+	from = st.st_size - size;
+	while (from < st.st_size) {
+		/* moves @from on */
+		n = copy_file_range(fd, &from, out, NULL,
+				    (size_t)(st.st_size - from), 0);
+		if (n <= 0) {
+			err = n ? -errno : -EIO;
+			goto out;
+		}
+	}
+	/* as libdebuginfod leaves its files: the server's time, 0400 */
+	times[0] = st.st_atim;
+	times[1] = st.st_mtim;
+	if (futimens(out, times) || fchmod(out, 0400) || fsync(out) ||
+	    rename(tmp, file) || lseek(out, 0, SEEK_SET) < 0)
+		err = -errno;
+out:
+	if (err) {
+		close(out);
+		unlink(tmp);
+		return err;
+	}
+	return out;
 }

@@ -36,6 +36,14 @@ bool dip_cache_holds(const char *hex, const char *name);
  */
 bool dip_cache_forget_miss(const char *hex, const char *type);
 
+/*
+ * Put the last @size bytes of @fd, the cache's @file, in @file's place:
+ * a temporary file beside it, written, synced and renamed over it, as
+ * libdebuginfod writes its files.  The new file's descriptor, open for
+ * reading, or a negative errno (@file is then as it was).
+ */
+int dip_cache_keep_tail(int fd, const char *file, long long size);
+
 /* What the cache holds for one file, as dip_cache_entry() sees it. */
 enum dip_entry {
 	DIP_ENTRY_NONE, /* nothing, a miss, or what it cannot tell */

@@ -7,7 +7,8 @@
  * verbose log read to tell a 5xx from a 404 and to see a section query
  * download the whole file (dip_miss.c), the cache's layout and temporary
  * files (dip_cache.c), DEBUGINFOD_MAXSIZE without a Content-Length and the
- * size of a retried download (dip_fetch.c).
+ * retry of a transfer that had begun, written after the failed bytes or
+ * dropped (dip_fetch.c: no release resets its target handle or the file).
  */
 #ifndef DIP_COMPAT_H
 #define DIP_COMPAT_H

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dip_cache.h"
@@ -62,6 +63,10 @@ struct dip_query {
 	bool cached; /* the cache holds the file: no log */
 	int vfd; /* the verbose log, or -1 */
 	off_t vfd_read; /* the log before this said nothing of a whole file */
+	off_t vfd_body; /* the log before this said no body came */
+	bool body_came; /* a server began to send the file */
+	/* CLOCK_MONOTONIC second past which it is cancelled, or 0 */
+	time_t deadline;
 	bool whole; /* cancelled by us: a section query turned into a file's */
 	bool transient; /* a miss that is a server's failure */
 	long long length; /* the body's Content-Length, or -1 */
@@ -69,6 +74,7 @@ struct dip_query {
 	bool setup; /* holds dip_setup_lock */
 #endif
 	/* once the client is back in the pool: */
+	struct dip_retries retries; /* libdebuginfod's own, from the log */
 	long long size; /* the size the body must have, or -1 */
 	char server[512]; /* the server that sent it, or "" */
 };
@@ -110,6 +116,14 @@ static void dip_setup_done(struct dip_query *q)
 }
 #endif
 
+static time_t dip_now(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec;
+}
+
 /*
  * libdebuginfod's progress callback: 1 stops the query, and its struct
  * dip_query says why (cancelled, limit, whole).
@@ -119,6 +133,11 @@ static int dip_progressfn(debuginfod_client *client, long done, long total)
 	struct dip_query *q = debuginfod_get_user_data(client);
 
 	dip_setup_done(q);
+	/* DEBUGINFOD_MAXTIME, for the whole fetch (dip_fetch_alone()) */
+	if (q->deadline && dip_now() > q->deadline) {
+		q->limit = -ETIME;
+		return 1;
+	}
 	/*
 	 * debuginfod_find_section() downloads the whole debuginfo when a
 	 * server answers 503 (no section support): the caller decides that,
@@ -147,6 +166,17 @@ static int dip_progressfn(debuginfod_client *client, long done, long total)
 		q->limit = -EFBIG;
 		return 1;
 	}
+	/*
+	 * Until a body comes, @done counts libdebuginfod's loops: the host
+	 * is told 0 of 0 bytes, the server preparing the file (a debuginfod
+	 * extracts it from a package first, which may take minutes).
+	 */
+	if (!q->body_came)
+		q->body_came =
+			q->vfd < 0 ||
+			dip_miss_log_says_body_came(q->vfd, &q->vfd_body);
+	if (!q->body_came)
+		done = total = 0;
 	if (dip_host_says_stop(q->host, q->req, done > 0 ? (uint64_t)done : 0,
 			       total > 0 ? (uint64_t)total : 0))
 		q->cancelled = true;
@@ -199,13 +229,20 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	return dip_fetch_target(pool, host, req, host_req, &t, path, NULL);
 }
 
+/* A whole number from the environment, or @def. */
+static long dip_env_long(const char *name, long def)
+{
+	const char *env = getenv(name);
+
+	return env ? strtol(env, NULL, 10) : def;
+}
+
 /* Hand @q to @client: its progress callback and, for a query, the log. */
 static void dip_query_start(struct dip_query *q, debuginfod_client *client)
 {
-	const char *env = getenv(DEBUGINFOD_MAXSIZE_ENV_VAR);
+	const char *env = getenv(DEBUGINFOD_VERBOSE_ENV_VAR);
 
-	q->maxsize = env ? strtol(env, NULL, 10) : 0;
-	env = getenv(DEBUGINFOD_VERBOSE_ENV_VAR);
+	q->maxsize = dip_env_long(DEBUGINFOD_MAXSIZE_ENV_VAR, 0);
 	q->verbose = env && *env;
 	/*
 	 * The log tells a 5xx from a 404 (dip_miss.c); a user who asked
@@ -271,6 +308,7 @@ static void dip_query_end(struct dip_query *q, debuginfod_client *client,
 	}
 	if (q->vfd >= 0) {
 		debuginfod_set_verbose_fd(client, -1);
+		dip_miss_log_retries(q->vfd, &q->retries);
 		if (q->verbose)
 			dip_miss_log_copy(q->vfd, STDERR_FILENO);
 		close(q->vfd);
@@ -350,9 +388,9 @@ static int dip_check_file(const struct dip_query *q,
 	struct stat st;
 
 	/*
-	 * libdebuginfod (0.188 to 0.196) retries a failed transfer into the
-	 * same file, after what the failed one wrote: check the size the
-	 * server gave.
+	 * A retry libdebuginfod wrote after a failed transfer's bytes, if
+	 * dip_strip_failed_attempts() could not take the body out, or a
+	 * body cut short: check the size the server gave.
 	 */
 	if (q->size >= 0 && (fstat(fd, &st) || st.st_size != q->size))
 		why = "size differs from the one the server announced";
@@ -370,20 +408,52 @@ static int dip_check_file(const struct dip_query *q,
 	return -EBADMSG;
 }
 
-/* dip_fetch_target() of @hex, req's build ID, once no other process does. */
-static int dip_fetch_alone(struct dip_client_pool *pool,
-			   const struct symprov_host *host,
-			   const struct symprov_request *req,
-			   const struct symprov_request *host_req,
-			   const struct dip_target *t, const char *hex,
-			   char **path, int *fdp)
+/*
+ * libdebuginfod (0.188 to 0.196) retries a transfer that failed after its
+ * first bytes with the file's offset where they ended: the new body comes
+ * after them.  So, of the size the server gave, the body is the file's
+ * end: keep only that, in @file's place and *@fd.  0, or -EAGAIN when
+ * that size is not known (@file removed: there is no telling where the
+ * body begins).
+ */
+static int dip_strip_failed_attempts(const struct dip_query *q, int *fd,
+				     const char *file)
 {
-	struct dip_query q = { .host = host,
-			       .req = host_req,
-			       .target = t,
-			       .hex = hex,
-			       .vfd = -1,
-			       .length = -1 };
+	struct stat st;
+	int kept;
+
+	if (!q->retries.appended || !file || fstat(*fd, &st))
+		return 0;
+	if (q->size < 0) {
+		dip_log(q->host, SYMPROV_LOG_DEBUG,
+			"%s %s: retried after a partial transfer, of no known size: removed",
+			q->hex, q->target->what);
+		unlink(file);
+		return -EAGAIN;
+	}
+	if (st.st_size <= q->size)
+		return 0;
+	/* when this fails, the size check refuses the file */
+	kept = dip_cache_keep_tail(*fd, file, q->size);
+	if (kept < 0)
+		return 0;
+	dip_log(q->host, SYMPROV_LOG_DEBUG,
+		"%s %s: retried after a partial transfer: kept the last %lld of %lld bytes",
+		q->hex, q->target->what, q->size, (long long)st.st_size);
+	close(*fd);
+	*fd = kept;
+	return 0;
+}
+
+/*
+ * One query of @t of @hex, req's build ID, its file checked: 0, *path
+ * and maybe *fdp (dip_fetch_target()), or a negative errno; @q says what
+ * libdebuginfod's retries did.
+ */
+static int dip_fetch_query(struct dip_client_pool *pool,
+			   const struct symprov_request *req,
+			   struct dip_query *q, char **path, int *fdp)
+{
 	debuginfod_client *client;
 	char *file = NULL;
 	int fd, err;
@@ -391,14 +461,16 @@ static int dip_fetch_alone(struct dip_client_pool *pool,
 	client = dip_client_get(pool);
 	if (!client)
 		return -ENOMEM;
-	dip_query_start(&q, client);
-	fd = dip_query_run(&q, client, req, &file);
-	dip_query_end(&q, client, fd);
+	dip_query_start(q, client);
+	fd = dip_query_run(q, client, req, &file);
+	dip_query_end(q, client, fd);
 	dip_client_put(pool, client);
 
-	err = dip_query_outcome(&q, fd);
+	err = dip_query_outcome(q, fd);
 	if (!err)
-		err = dip_check_file(&q, req, fd, file);
+		err = dip_strip_failed_attempts(q, &fd, file);
+	if (!err)
+		err = dip_check_file(q, req, fd, file);
 	if (err)
 		goto out;
 	if (fdp) {
@@ -411,6 +483,57 @@ out:
 	if (fd >= 0)
 		close(fd);
 	free(file);
+	return err;
+}
+
+/*
+ * dip_fetch_target() of @hex, req's build ID, once no other process does.
+ *
+ * When a transfer that had begun fails, libdebuginfod (0.188 to 0.196)
+ * retries it with the failed transfer's curl handle still the one allowed
+ * to write: a new handle at the same address writes after the failed
+ * bytes (dip_strip_failed_attempts()); one elsewhere is dropped before it
+ * asks, and the query ends as a miss.  A new query of ours, into a fresh
+ * file, then takes the dropped retry's place, within the user's limits:
+ * DEBUGINFOD_RETRY_LIMIT + 1 attempts in all, each under
+ * DEBUGINFOD_TIMEOUT as ever, and the whole fetch within
+ * DEBUGINFOD_MAXTIME (libdebuginfod gives each attempt that time anew).
+ */
+static int dip_fetch_alone(struct dip_client_pool *pool,
+			   const struct symprov_host *host,
+			   const struct symprov_request *req,
+			   const struct symprov_request *host_req,
+			   const struct dip_target *t, const char *hex,
+			   char **path, int *fdp)
+{
+	/* libdebuginfod's defaults and reading of the variables */
+	long attempts = dip_env_long(DEBUGINFOD_RETRY_LIMIT_ENV_VAR, 2) + 1;
+	long maxtime = dip_env_long(DEBUGINFOD_MAXTIME_ENV_VAR, 0);
+	time_t start = dip_now();
+	int err;
+
+	for (;;) {
+		struct dip_query q = { .host = host,
+				       .req = host_req,
+				       .target = t,
+				       .hex = hex,
+				       .vfd = -1,
+				       .length = -1 };
+		const struct dip_retries *r = &q.retries;
+
+		/* libdebuginfod's maxtime is each attempt's, not the fetch's */
+		if (maxtime > 0)
+			q.deadline = start + maxtime;
+		err = dip_fetch_query(pool, req, &q, path, fdp);
+		/* the real attempts: a dropped retry asked nothing */
+		attempts -= r->retries + (r->answered ? 1 : 0);
+		if (err != -EAGAIN || !r->retries || attempts <= 0 ||
+		    (maxtime > 0 && dip_now() > start + maxtime))
+			break;
+		dip_log(host, SYMPROV_LOG_DEBUG,
+			"%s %s: libdebuginfod's retry %s: asking again", hex,
+			t->what, r->answered ? "failed" : "was dropped");
+	}
 	return err;
 }
 

@@ -45,11 +45,13 @@ static bool dip_curl_result_may_be_miss(const char *result)
 
 /*
  * Whether @match says yes to a line of the log (@vfd) from offset *@from
- * on; *@from moves past the whole lines it said no to, which are not read
- * again.  The log may still be written to: its offset is put back.
+ * on, @arg its own; *@from moves past the whole lines it said no to, which
+ * are not read again.  The log may still be written to: its offset is put
+ * back.
  */
 static bool dip_miss_log_any(int vfd, off_t *from,
-			     bool (*match)(const char *line))
+			     bool (*match)(const char *line, void *arg),
+			     void *arg)
 {
 	off_t end = lseek(vfd, 0, SEEK_CUR);
 	bool found = false;
@@ -69,7 +71,7 @@ static bool dip_miss_log_any(int vfd, off_t *from,
 		bool whole = line[n - 1] == '\n';
 
 		line[strcspn(line, "\n")] = '\0';
-		found = match(line);
+		found = match(line, arg);
 		/* a line still being written is read again, whole */
 		if (!found && whole)
 			*from += n;
@@ -81,12 +83,13 @@ static bool dip_miss_log_any(int vfd, off_t *from,
 }
 
 /* A failure that is not a 404. */
-static bool dip_miss_line_is_transient(const char *line)
+static bool dip_miss_line_is_transient(const char *line, void *arg)
 {
 	static const char resp[] = "server response ";
 	static const char code[] = "The requested URL returned error: ";
 	const char *p;
 
+	(void)arg;
 	if (!strncmp(line, "Retry failed query", 18))
 		return true;
 	if (!strncmp(line, resp, sizeof(resp) - 1))
@@ -100,19 +103,62 @@ bool dip_miss_log_says_transient(int vfd)
 {
 	off_t from = 0;
 
-	return dip_miss_log_any(vfd, &from, dip_miss_line_is_transient);
+	return dip_miss_log_any(vfd, &from, dip_miss_line_is_transient, NULL);
 }
 
 /* The first line of each query, "debuginfod_find_TYPE BUILDID" */
-static bool dip_miss_line_is_whole_file(const char *line)
+static bool dip_miss_line_is_whole_file(const char *line, void *arg)
 {
+	(void)arg;
 	return !strncmp(line, "debuginfod_find_debuginfo ", 26) ||
 	       !strncmp(line, "debuginfod_find_executable ", 27);
 }
 
 bool dip_miss_log_says_whole_file(int vfd, off_t *from)
 {
-	return dip_miss_log_any(vfd, from, dip_miss_line_is_whole_file);
+	return dip_miss_log_any(vfd, from, dip_miss_line_is_whole_file, NULL);
+}
+
+/* Written once a server's body has come, for each attempt of a query. */
+static bool dip_miss_line_is_committed(const char *line, void *arg)
+{
+	(void)arg;
+	return !strncmp(line, "committed to url ", 17);
+}
+
+bool dip_miss_log_says_body_came(int vfd, off_t *from)
+{
+	return dip_miss_log_any(vfd, from, dip_miss_line_is_committed, NULL);
+}
+
+/*
+ * One line of the log into @arg, a struct dip_retries: a retry of an
+ * attempt that had written ("committed to url" before it), a server's
+ * answer after the last retry.  Never a match: every line is read.
+ */
+static bool dip_miss_line_count_retries(const char *line, void *arg)
+{
+	struct dip_retries *r = arg;
+
+	if (dip_miss_line_is_committed(line, NULL)) {
+		r->committed = true;
+	} else if (!strncmp(line, "Retry failed query", 18)) {
+		r->retries++;
+		r->appended |= r->committed;
+		r->committed = false;
+		r->answered = false;
+	} else if (!strncmp(line, "server response ", 16)) {
+		r->answered = true;
+	}
+	return false;
+}
+
+void dip_miss_log_retries(int vfd, struct dip_retries *r)
+{
+	off_t from = 0;
+
+	*r = (struct dip_retries){ .answered = true };
+	dip_miss_log_any(vfd, &from, dip_miss_line_count_retries, r);
 }
 
 void dip_miss_log_copy(int vfd, int to)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Is libdebuginfod's "not found" a miss? */
+/* What libdebuginfod's verbose log tells: is its "not found" a miss? */
 #ifndef DIP_MISS_H
 #define DIP_MISS_H
 
@@ -22,6 +22,28 @@ bool dip_miss_log_says_transient(int vfd);
  * at each call reads each line once.
  */
 bool dip_miss_log_says_whole_file(int vfd, off_t *from);
+
+/*
+ * The log shows that a server's body has begun to come: before that, a
+ * server may still be preparing the file.  Read from *@from on, as above.
+ */
+bool dip_miss_log_says_body_came(int vfd, off_t *from);
+
+/* What the log of a whole query says of libdebuginfod's own retries. */
+struct dip_retries {
+	int retries; /* "Retry failed query" lines */
+	/*
+	 * A retry followed an attempt that had written to the file: what
+	 * the retry got was written after those bytes (every release up to
+	 * 0.196 keeps the file's offset).
+	 */
+	bool appended;
+	bool committed; /* the attempt going on had written (parser state) */
+	/* a server answered after the last retry; false: it was dropped */
+	bool answered;
+};
+
+void dip_miss_log_retries(int vfd, struct dip_retries *r);
 
 /* Copy that log to @to, for a user who asked for it. */
 void dip_miss_log_copy(int vfd, int to);

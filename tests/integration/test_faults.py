@@ -36,7 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 
 from debuginfod_server import free_port  # noqa: E402
-from elf_fixtures import make_elf, read_build_id  # noqa: E402
+from elf_fixtures import make_elf, make_module, read_build_id  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
 from server_testcase import (ServerTestCase, copy_for_nobody, run_suite,  # noqa: E402
                              summarize)
@@ -56,6 +56,7 @@ BID_DEBUG = 'fa170000000000000000000000000000000000d1'  # with DWARF
 BID_EXEC = 'fa170000000000000000000000000000000000e1'  # without DWARF
 BID_BIG = 'fa170000000000000000000000000000000000b1'  # 4 MiB, DWARF
 BID_OTHER = 'fa170000000000000000000000000000000000f1'  # never served
+BID_MODULE = 'fa170000000000000000000000000000000000c1'  # a .ko, fault server
 BIG_SIZE = 4 << 20
 # Bytes a second of an endless body: over the 100 KB/s low-speed limit,
 # and little enough not to fill the disk of the machine running this.
@@ -187,8 +188,10 @@ class FaultTest(ServerTestCase):
         }
         other = make_elf(os.path.join(cls.tmp, 'other.elf'), BID_OTHER,
                          seed=4)
+        module = make_module(os.path.join(cls.tmp, 'module.ko'), BID_MODULE)
         cls.body = {bid: read(p) for bid, p in cls.files.items()}
         cls.body[BID_OTHER] = read(other)
+        cls.body[BID_MODULE] = read(module)
 
     # -- running symprov ------------------------------------------------
 
@@ -289,21 +292,64 @@ class FaultTest(ServerTestCase):
         self.assertGreaterEqual(res.elapsed, 3 * T - 1)
         self.assert_nothing_servable(BID_DEBUG)
 
+    def check_stall_once(self, bid, kind, what, stall_at=200 << 10,
+                         **server):
+        """The first answer for the file stalls after STALL_AT bytes of
+        body, the retry (DEBUGINFOD_RETRY_LIMIT's default) is whole:
+        found, whole, alone in the cache, after two transfers."""
+        body = self.body[bid]
+        with FaultServer('stall-once', body=body, stall_at=stall_at,
+                         hang_s=60, **server) as fault:
+            res = self.find(bid, kind=kind, env=self.env(
+                fault.url, DEBUGINFOD_RETRY_LIMIT=None), bound=3 * T + SLACK)
+            transfers = fault.transfers('/buildid/%s/%s' % (bid, what))
+        self.assert_found(res, bid)
+        self.assertEqual(self.entries(bid), {what: len(body)})
+        self.assertEqual(transfers, 2)
+
     def test_retried_download_is_whole(self):
-        # the connection stalls 100 bytes before the end; the retry,
-        # DEBUGINFOD_RETRY_LIMIT's default, gets the whole file
+        # the connection stalls 100 bytes before the end
         body = self.body[BID_BIG]
-        with FaultServer('stall', body=body, stall_at=len(body) - 100,
-                         then='file', size_header=True, hang_s=60) as fault:
+        self.check_stall_once(BID_BIG, 'debuginfo', 'debuginfo',
+                              stall_at=len(body) - 100, size_header=True)
+
+    def test_stalled_once_kernel_is_found(self):
+        self.check_stall_once(BID_BIG, None, 'debuginfo', size_header=True)
+
+    def test_stalled_once_without_size_header_is_found(self):
+        # only Content-Length tells where the retried body begins
+        self.check_stall_once(BID_BIG, 'executable', 'executable')
+
+    def test_stalls_every_time_within_the_retry_limit(self):
+        # a retry of ours takes the place of one libdebuginfod dropped:
+        # never more than DEBUGINFOD_RETRY_LIMIT + 1 transfers
+        with FaultServer('stall', body=self.body[BID_BIG], size_header=True,
+                         hang_s=60) as fault:
             res = self.find(BID_BIG, kind='debuginfo', env=self.env(
                 fault.url, DEBUGINFOD_RETRY_LIMIT=None), bound=3 * T + SLACK)
-            self.assertTrue(fault.hits)
-        if res.returncode:  # refused, as long as it is not a miss
-            self.assert_failed(res, 4)
-            self.assert_nothing_servable(BID_BIG)
-            self.assert_no_miss(BID_BIG)
-        else:
-            self.assert_found(res, BID_BIG)
+            self.assertEqual(len(fault.hits), 3)
+        self.assert_failed(res, 4)
+        self.assert_nothing_servable(BID_BIG)
+        self.assert_no_miss(BID_BIG)
+
+    def test_maxtime_bounds_the_retries(self):
+        # libdebuginfod gives each attempt DEBUGINFOD_MAXTIME anew; the
+        # provider bounds the whole fetch, retries of its own included:
+        # the first attempt times out after 4 s, the second is cut at 5
+        with FaultServer('stall', body=self.body[BID_BIG], size_header=True,
+                         hang_s=60) as fault:
+            res = self.find(BID_BIG, kind='debuginfo', env=self.env(
+                fault.url, DEBUGINFOD_RETRY_LIMIT=None, DEBUGINFOD_TIMEOUT=4,
+                DEBUGINFOD_MAXTIME=5), bound=5 + SLACK)
+            self.assertLessEqual(len(fault.hits), 2)
+        self.assert_failed(res, 4)
+        self.assert_nothing_servable(BID_BIG)
+        self.assert_no_miss(BID_BIG)
+
+    def test_stalled_once_module_is_found(self):
+        self.check_stall_once(BID_MODULE, 'module', 'debuginfo',
+                              stall_at=len(self.body[BID_MODULE]) // 2,
+                              size_header=True)
 
     def test_maxtime_cuts_a_hang_short(self):
         with FaultServer('hang', hang_s=60) as fault:

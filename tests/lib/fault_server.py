@@ -16,6 +16,8 @@ Modes (the `mode` argument):
   hang             reads the request, never answers
   stall            200 and its headers, `stall_at` bytes of body (64),
                    then nothing
+  stall-once       the first request of a path as 'stall', the later
+                   ones as 'file': a transfer that stalls once
   trickle          200, one byte of body every `trickle_s` seconds
   stream           200 without Content-Length, then zeros, forever: `chunk`
                    bytes at a time, at most `rate` bytes a second (0: as
@@ -37,7 +39,8 @@ first `after` ones get mode `then` instead: a server that recovers.  With
 `size_header`, a 200 carries X-DEBUGINFOD-SIZE: len(body), as debuginfod
 sends; `announce` ({'.symtab': 340664672}) sends that size instead, as
 debuginfod 0.188 does for a section of a file it has just extracted from
-an archive (the whole file's size).  `hits` lists the paths asked, in order; `sent` counts the bytes of
+an archive (the whole file's size).  `hits` lists the paths asked, in
+order (`transfers(path)` counts one path's); `sent` counts the bytes of
 'stream' and 'slow' bodies.  Whatever the mode, a handler stops once the server is
 stopped.
 """
@@ -63,6 +66,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.body = srv.bodies.get(name, srv.body)
         if recovered:
             mode = srv.then
+        if mode == 'stall-once':
+            mode = 'stall' if srv.transfers(self.path) == 1 else 'file'
         if mode == 'file':
             self._send(200, self.body)
         elif mode == 'not-elf':
@@ -219,6 +224,11 @@ class FaultServer(http.server.ThreadingHTTPServer):
         self.stopping = threading.Event()
         self.thread = None
         self.timer = None
+
+    def transfers(self, path):
+        """How many times PATH was asked."""
+        with self.lock:
+            return self.hits.count(path)
 
     @property
     def url(self):
