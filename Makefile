@@ -135,12 +135,14 @@ $(B)/lib/libsymprov.so: $(B)/lib/$(LIBSYMPROV_SONAME)
 	ln -sf $(LIBSYMPROV_SONAME) $@
 
 SYMPROV_CMD_SRCS := tools/symprov.c tools/symprov_check.c \
-	tools/symprov_prefetch.c tools/symprov_perfdata.c
+	tools/symprov_prefetch.c tools/symprov_perfdata.c \
+	tools/symprov_perfdata_events.c tools/symprov_perfcache.c \
+	tools/symprov_copy.c
 
 $(B)/bin/symprov: $(call obj,$(SYMPROV_CMD_SRCS)) | $(LIBSYMPROV)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) $(TREE_RPATH) -o $@ $^ $(LINK_LIBSYMPROV) \
-		-lpthread
+		-lpthread -lzstd
 
 # The loader has $(LIBDIR) compiled in: rebuilt when it changes.
 $(call obj,lib/symprov_loader.c): ALL_CPPFLAGS += -DSYMPROV_LIBDIR='"$(LIBDIR)"'

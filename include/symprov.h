@@ -323,7 +323,8 @@ struct symprov_host {
 	/*
 	 * Report progress of a long request, e.g. a download: @done of
 	 * @total bytes, @total 0 when unknown.  Call it at least once a
-	 * second while a request waits.  The return value is an enum
+	 * second while a request waits; 0 of 0 while no byte has come yet
+	 * (a server preparing the file, e.g. extracting it from a package).  The return value is an enum
 	 * symprov_progress_action; on anything but CONTINUE stop the
 	 * request and return SYMPROV_CANCELLED.  @req is the request being
 	 * served, as passed to find().

@@ -17,7 +17,9 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-build=(gcc make pkg-config libc6-dev libdebuginfod-dev libdw-dev libelf-dev)
+# libzstd: perf.data files recorded with -z
+build=(gcc make pkg-config libc6-dev libdebuginfod-dev libdw-dev libelf-dev
+	libzstd-dev)
 # make demo: perf record/report, the stand-in vmlinux, a local debuginfod
 demo=(python3 binutils debuginfod coreutils)
 # make check: unit tests, static checkers, valgrind, sanitizers, libFuzzer,
@@ -26,6 +28,8 @@ check=(libcmocka-dev valgrind cppcheck clang clang-tidy libclang-rt-14-dev
 	libcap2-bin util-linux mount time
 	# perf's TUI on a terminal, in the end-to-end tests
 	tmux
+	# compressed perf.data files made by the tests
+	zstd
 	# man pages (make check-install, man renders them), the Debian package
 	# (make check-deb: git ls-files, dpkg-buildpackage's build-essential)
 	scdoc man-db debhelper dpkg-dev build-essential git

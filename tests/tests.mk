@@ -152,12 +152,29 @@ check-unit: $(TEST_DEPS)
 	@$(PYTHON) tests/run_unit.py $(B) $(UNIT_TESTS)
 	@$(PYTHON) tests/e2e/test_compare_reports.py
 
-check-integration: $(TEST_DEPS)
-	@$(PYTHON) tests/integration/test_debuginfod.py --build $(B)
-	@$(PYTHON) tests/integration/test_symbols.py --build $(B)
-	@$(PYTHON) tests/integration/test_buildiddir.py --build $(B)
-	@$(PYTHON) tests/integration/test_check.py --build $(B)
-	@$(PYTHON) tests/integration/test_prefetch.py --build $(B)
+# Each suite (tests/integration/test_NAME.py) is a target of its own, none
+# waiting for another: `make -j2 test` runs two at once.  TESTS= runs some
+# tests of one suite by name: make check-integration-prefetch
+# TESTS=PrefetchTest.test_real_profile
+INTEGRATION_SUITES := debuginfod symbols buildiddir check help prefetch \
+	perfdata perfcache
+INTEGRATION_CHECKS := $(patsubst %,check-integration-%,$(INTEGRATION_SUITES))
+
+check-integration: $(INTEGRATION_CHECKS)
+
+$(INTEGRATION_CHECKS): check-integration-%: $(TEST_DEPS)
+	@$(PYTHON) tests/integration/test_$*.py --build $(B) $(TESTS)
+
+# The tests that record system-wide or read this machine's processes, run
+# while this machine's libc is at a second path in the temporary directory
+# and processes run from it, one in a mount namespace of its own, as on a
+# machine that runs containers (scripts/foreign-root.sh; root).
+# FOREIGN_ROOT=DIR: a root made already (debootstrap); FOREIGN_ROOT_CHECKS:
+# what to run there.
+FOREIGN_ROOT_CHECKS ?= check-unit check-integration
+check-foreign-root: $(TEST_DEPS)
+	@bash scripts/foreign-root.sh $(if $(FOREIGN_ROOT),-r $(FOREIGN_ROOT)) \
+		$(MAKE) --no-print-directory B=$(B) $(FOREIGN_ROOT_CHECKS)
 
 # The buildiddir provider on Debian's real kernel -dbg package, unpacked
 # (SYMPROV_KERNEL_DBG_DEB=path/to.deb; 318 MB, so not in check).
@@ -225,7 +242,7 @@ lint:
 # valgrind, a short fuzz run, the patch's freshness, then the tests again
 # under ASan+UBSan, the threaded ones under TSan, and perf end to end.
 # (`make check` runs it once the packages are installed.)
-check-all: test check-privilege lint check-abi check-valgrind check-fuzz check-perf-glue \
+check-all: test check-foreign-root check-privilege lint check-abi check-valgrind check-fuzz check-perf-glue \
 	check-install check-deb check-hostile check-fuzz-perf
 	$(MAKE) SAN=1 test
 	$(MAKE) TSAN=1 test-threads
@@ -233,7 +250,8 @@ check-all: test check-privilege lint check-abi check-valgrind check-fuzz check-p
 	$(MAKE) check-perf-series
 	$(MAKE) check-perf-variants
 
-.PHONY: check-all test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint check-hostile
+.PHONY: check-all test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint check-hostile \
+	check-foreign-root $(INTEGRATION_CHECKS)
 
 
 # libFuzzer targets (clang).  check-fuzz replays the regression corpus in
@@ -255,7 +273,9 @@ build/fuzz/fuzz_symbols: tests/fuzz/fuzz_symbols.c \
 	provider/debuginfod/dip_symfile.c provider/debuginfod/dip_layout.c \
 	lib/symprov_verify.c
 build/fuzz/fuzz_symbols: FUZZ_LIBS := -lelf
-build/fuzz/fuzz_perfdata: tests/fuzz/fuzz_perfdata.c tools/symprov_perfdata.c
+build/fuzz/fuzz_perfdata: tests/fuzz/fuzz_perfdata.c tools/symprov_perfdata.c \
+	tools/symprov_perfdata_events.c
+build/fuzz/fuzz_perfdata: FUZZ_LIBS := -lzstd
 $(FUZZ_BINS) build/fuzz/fuzz_fail:
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -g -O1 -Iinclude -Ilib -Iprovider/debuginfod -Itools \

@@ -51,27 +51,107 @@ void cli_catch_sigint(void)
 		  NULL);
 }
 
-static const char usage_text[] =
-	"usage: symprov [-v] find [--kind kernel|module|debuginfo|executable]\n"
-	"                         [--providers LIST] [--no-debuginfod] [--no-cache]\n"
-	"                         [--symbols-only] BUILD_ID\n"
-	"       symprov [-v] prefetch [-i perf.data] [--into DIR] [--jobs N]\n"
-	"                         [--providers LIST] [--no-debuginfod] [--no-cache]\n"
-	"                         [--symbols-only | --full]\n"
-	"       symprov [-v] list [--providers LIST]\n"
-	"       symprov [-v] check [--timeout SECONDS] FILE.so\n"
-	"\n"
-	"LIST is a '"
-	":"
-	"'-separated list of providers (default: $" SYMPROV_LIST_ENV ").\n"
+/* What usage says after the synopses, each where a command needs it. */
+enum cli_note {
+	CLI_NOTE_LIST = 1 << 0,
+	CLI_NOTE_SYMBOLS_ONLY = 1 << 1,
+};
+
+static const char *const cli_notes[] = {
+	"LIST is a ':'-separated list of providers (default: $" SYMPROV_LIST_ENV
+	").\n",
 	"--symbols-only: a file with the symbol table will do (a kernel: a few MB\n"
-	"instead of its whole debuginfo); -v says what was found and its size.\n"
-	"find exits 0 (found, path on stdout), 1 (bad input), 2 (not found),\n"
-	"3 (no provider enabled), 4 (unavailable: network or server), 5 (cancelled: Ctrl-C).\n"
-	"prefetch asks for every file the profile's build ID table names (kernel\n"
-	"symbols only unless --full), copies them into DIR in a debuginfod server's\n"
-	"layout, and exits as find does: 0 when every kernel, module and executable\n"
-	"was found, 2 when one was not.\n";
+	"instead of its whole debuginfo); -v says what was found and its size.\n",
+};
+
+static int cmd_find(struct cli *cli, int argc, char **argv);
+static int cmd_list(struct cli *cli, int argc, char **argv);
+static int cmd_check(struct cli *cli, int argc, char **argv);
+
+/*
+ * The sub-commands, in the order usage lists them.  `symprov --help`
+ * prints every synopsis of this table: a command added here has its
+ * usage, its --help and its test.
+ */
+static const struct cli_command {
+	const char *name;
+	int (*run)(struct cli *cli, int argc, char **argv);
+	const char *synopsis; /* after "symprov [-v] " */
+	unsigned int notes; /* enum cli_note */
+	const char *help; /* what it does and how it exits */
+} cli_commands[] = {
+	{ "find", cmd_find,
+	  "find [--kind kernel|module|debuginfo|executable]\n"
+	  "                         [--providers LIST] [--no-debuginfod] [--no-cache]\n"
+	  "                         [--symbols-only] BUILD_ID\n",
+	  CLI_NOTE_LIST | CLI_NOTE_SYMBOLS_ONLY,
+	  "find exits 0 (found, path on stdout), 1 (bad input), 2 (not found),\n"
+	  "3 (no provider enabled), 4 (unavailable: network or server), 5 (cancelled: Ctrl-C).\n" },
+	{ "prefetch", symprov_prefetch_main,
+	  "prefetch [-i perf.data] [--into DIR | --perf-cache[=DIR]] [--jobs N]\n"
+	  "                         [--providers LIST] [--no-debuginfod] [--no-cache]\n"
+	  "                         [--symbols-only | --full]\n",
+	  CLI_NOTE_LIST | CLI_NOTE_SYMBOLS_ONLY,
+	  "prefetch asks for every file the profile's build ID table names (kernel\n"
+	  "symbols only unless --full), copies them into DIR in a debuginfod server's\n"
+	  "layout, and exits as find does: 0 when every kernel, module and executable\n"
+	  "was found, 2 when one was not.\n" },
+	{ "list", cmd_list, "list [--providers LIST]\n", CLI_NOTE_LIST,
+	  "list shows each provider of LIST: its name, version, ABI, file and\n"
+	  "description, or why it did not load; it exits 0, or 1 (bad input).\n" },
+	{ "check", cmd_check, "check [--timeout SECONDS] FILE.so\n", 0,
+	  "check loads one provider as perf would and asks it odd questions, each in\n"
+	  "a new process (--timeout: 60 s by default); it exits 0 (conforms), 1 (bad\n"
+	  "input), 2 (does not conform or does not load).\n" },
+};
+
+#define CLI_NR_COMMANDS (sizeof(cli_commands) / sizeof(cli_commands[0]))
+
+/* The usage of @only, or of every command when NULL, on @f. */
+static void cli_print_usage(FILE *f, const struct cli_command *only)
+{
+	const char *lead = "usage:";
+	unsigned int notes = 0;
+	size_t i;
+
+	for (i = 0; i < CLI_NR_COMMANDS; i++) {
+		const struct cli_command *cmd = &cli_commands[i];
+
+		if (only && cmd != only)
+			continue;
+		fprintf(f, "%s symprov [-v] %s", lead, cmd->synopsis);
+		lead = "      ";
+		notes |= cmd->notes;
+	}
+	fputc('\n', f);
+	for (i = 0; i < sizeof(cli_notes) / sizeof(cli_notes[0]); i++) {
+		if (notes & (1U << i))
+			fputs(cli_notes[i], f);
+	}
+	for (i = 0; i < CLI_NR_COMMANDS; i++) {
+		if (!only || &cli_commands[i] == only)
+			fputs(cli_commands[i].help, f);
+	}
+	if (!only)
+		fputs("symprov COMMAND --help: the usage of one command.\n", f);
+}
+
+static const struct cli_command *cli_command_named(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < CLI_NR_COMMANDS; i++) {
+		if (!strcmp(cli_commands[i].name, name))
+			return &cli_commands[i];
+	}
+	return NULL;
+}
+
+int cli_help(const char *command)
+{
+	cli_print_usage(stdout, cli_command_named(command));
+	return EXIT_FOUND;
+}
 
 void cli_end_progress(struct cli *cli)
 {
@@ -104,15 +184,22 @@ static int cli_progress(void *data, const struct symprov_progress *p)
 		return SYMPROV_PROGRESS_STOP;
 	if (!cli->tty || p->phase != SYMPROV_FETCH_UPDATE)
 		return SYMPROV_PROGRESS_CONTINUE;
-	/* Until a server answers there is no size to show. */
+	/*
+	 * Until a server sends, there is no size to show: it may be
+	 * preparing the file (extracting it from a package) for minutes.
+	 */
 	if (p->total)
-		fprintf(stderr, "\r%s: fetching the %s: %llu/%llu KiB ",
+		fprintf(stderr, "\r%s: fetching the %s: %llu/%llu KiB \033[K",
 			p->provider, p->what,
 			(unsigned long long)p->done >> 10,
 			(unsigned long long)p->total >> 10);
+	else if (p->done)
+		fprintf(stderr, "\r%s: fetching the %s: %llu KiB \033[K",
+			p->provider, p->what, (unsigned long long)p->done >> 10);
 	else
-		fprintf(stderr, "\r%s: fetching the %s... ", p->provider,
-			p->what);
+		fprintf(stderr,
+			"\r%s: fetching the %s: the server is preparing it... \033[K",
+			p->provider, p->what);
 	cli->progress_shown = true;
 	return SYMPROV_PROGRESS_CONTINUE;
 }
@@ -257,6 +344,7 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 		{ "no-debuginfod", no_argument, NULL, 'D' },
 		{ "no-cache", no_argument, NULL, 'C' },
 		{ "symbols-only", no_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct symprov_session_opts so = {
@@ -272,8 +360,10 @@ static int cmd_find(struct cli *cli, int argc, char **argv)
 	struct symprov_session *s;
 	int c, len, kind = SYMPROV_KIND_KERNEL, ret;
 
-	while ((c = getopt_long(argc, argv, "+k:p:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hk:p:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'h':
+			return cli_help(argv[0]);
 		case 'k':
 			kind = cli_kind(optarg);
 			if (kind < 0)
@@ -325,6 +415,7 @@ static int cmd_list(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "providers", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct symprov_session_opts so = {
@@ -339,7 +430,9 @@ static int cmd_list(struct cli *cli, int argc, char **argv)
 	size_t i, n;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+p:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hp:", opts, NULL)) != -1) {
+		if (c == 'h')
+			return cli_help(argv[0]);
 		if (c != 'p')
 			return cli_usage_error(
 				"list: unknown or incomplete option '%s'",
@@ -383,6 +476,11 @@ static int cmd_list(struct cli *cli, int argc, char **argv)
 	return 0;
 }
 
+static int cmd_check(struct cli *cli, int argc, char **argv)
+{
+	return symprov_check_main(argc, argv, cli->verbose, cli_provider_dir);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -391,7 +489,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli cli = { .tty = isatty(STDERR_FILENO) };
-	const char *cmd;
+	const struct cli_command *cmd;
 	int c;
 
 	opterr = 0; /* one error line, ours */
@@ -401,30 +499,22 @@ int main(int argc, char **argv)
 			cli.verbose++;
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
+			return cli_help("");
 		default:
 			return cli_usage_error("unknown option '%s'",
 					       argv[optind - 1]);
 		}
 	}
 	if (optind >= argc) {
-		fputs(usage_text, stderr);
+		cli_print_usage(stderr, NULL);
 		return EXIT_USAGE;
 	}
-	cmd = argv[optind];
+	cmd = cli_command_named(argv[optind]);
+	if (!cmd)
+		return cli_usage_error("unknown command '%s'", argv[optind]);
 	/* Sub-command options are parsed from argv[optind] on. */
 	argc -= optind;
 	argv += optind;
 	optind = 0; /* glibc: start over */
-	if (!strcmp(cmd, "find"))
-		return cmd_find(&cli, argc, argv);
-	if (!strcmp(cmd, "list"))
-		return cmd_list(&cli, argc, argv);
-	if (!strcmp(cmd, "prefetch"))
-		return symprov_prefetch_main(&cli, argc, argv);
-	if (!strcmp(cmd, "check"))
-		return symprov_check_main(argc, argv, cli.verbose,
-					  cli_provider_dir);
-	return cli_usage_error("unknown command '%s'", cmd);
+	return cmd->run(&cli, argc, argv);
 }

@@ -30,6 +30,7 @@
 
 #include "libsymprov.h"
 #include "symprov_check.h"
+#include "symprov_cli.h"
 
 #define CHK_EXIT_OK 0
 #define CHK_EXIT_USAGE 1
@@ -502,14 +503,17 @@ int symprov_check_main(int argc, char **argv, int verbose,
 {
 	static const struct option opts[] = {
 		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct chk c = { .verbose = verbose, .timeout = 60 };
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+t:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+ht:", opts, NULL)) != -1) {
 		char *end;
 
+		if (opt == 'h')
+			return cli_help(argv[0]);
 		if (opt != 't') {
 			fprintf(stderr,
 				"symprov: check: unknown or incomplete option '%s' (see symprov --help)\n",

@@ -42,6 +42,12 @@ void cli_end_progress(struct cli *cli);
 bool cli_session_option(int c, struct symprov_session_opts *so,
 			const char **list, const char **content);
 
+/*
+ * --help of the sub-command @command, of every one when @command is none
+ * (""): the usage on stdout, and the exit code, 0.
+ */
+int cli_help(const char *command);
+
 /* "symprov: " @fmt with @arg, a hint, and EXIT_USAGE. */
 int cli_usage_error(const char *fmt, const char *arg);
 

@@ -23,12 +23,13 @@
 
 #include "libsymprov.h"
 #include "symprov_cli.h"
+#include "symprov_copy.h"
+#include "symprov_perfcache.h"
 #include "symprov_perfdata.h"
 #include "symprov_prefetch.h"
 
 #define PF_JOBS_DEFAULT 4
 #define PF_JOBS_MAX 64
-#define PF_COPY_CHUNK (256U << 10)
 /* the progress line is drawn at most this often, in ns */
 #define PF_DRAW_EVERY 100000000LL
 
@@ -50,6 +51,7 @@ struct pf {
 	struct cli *cli;
 	struct symprov_session *session;
 	const char *into;
+	struct perfcache *cache; /* --perf-cache: perf's build-id cache */
 	struct pf_job *jobs;
 	size_t nr;
 	size_t *job_of; /* of each object asked for, its job */
@@ -195,6 +197,7 @@ static int pf_drop_duplicates(struct pf *pf)
 {
 	/* pointers to the jobs */
 	struct pf_job **order = calloc(pf->nr + 1, sizeof(void *));
+	const struct pf_job *first;
 	size_t i, kept = 0;
 
 	if (!order)
@@ -202,12 +205,19 @@ static int pf_drop_duplicates(struct pf *pf)
 	for (i = 0; i < pf->nr; i++)
 		order[i] = &pf->jobs[i];
 	qsort(order, pf->nr, sizeof(void *), pf_job_cmp);
-	for (i = 1; i < pf->nr; i++) {
-		const struct pf_job *a = order[i - 1], *b = order[i];
+	/*
+	 * Each against the first of its run, which is kept: the one before
+	 * may be gone already, its kind overwritten (a file at three paths).
+	 */
+	for (i = 1, first = order[0]; i < pf->nr; i++) {
+		const struct pf_job *b = order[i];
 
-		if (a->kind == b->kind && a->id->len == b->id->len &&
-		    !memcmp(a->id->build_id, b->id->build_id, a->id->len))
+		if (first->kind == b->kind && first->id->len == b->id->len &&
+		    !memcmp(first->id->build_id, b->id->build_id,
+			    first->id->len))
 			order[i]->kind = UINT32_MAX; /* gone */
+		else
+			first = b;
 	}
 	free(order);
 	for (i = 0; i < pf->nr; i++) {
@@ -246,6 +256,15 @@ static int pf_plan(struct pf *pf, const struct perfdata_build_ids *ids)
 			job->id = &ids->ids[i];
 			job->kind = kinds[k];
 			job->needed = kinds[k] != SYMPROV_KIND_DEBUGINFO;
+			/* a second run asks nothing */
+			if (pf->cache &&
+			    perfcache_perf_reads(
+				    pf->cache, job->kind, job->id->name,
+				    job->id->build_id, job->id->len)) {
+				job->kind = 0;
+				job->skip = "perf reads it already";
+				job->done = true;
+			}
 		}
 	}
 	return pf_drop_duplicates(pf);
@@ -330,59 +349,6 @@ static void pf_log(void *data, int level, const char *provider, const char *msg)
 	cli_log(pf->cli, level, provider, msg);
 }
 
-/* The file at @path is one with @id's build ID, complete (renamed in). */
-static bool pf_have(const char *path, const struct perfdata_build_id *id)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	const char *why;
-	struct stat st;
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = !fstat(fd, &st) && S_ISREG(st.st_mode) &&
-	     !symprov_verify_file(fd, SYMPROV_KIND_KERNEL, id->build_id,
-				  id->len, &why);
-	close(fd);
-	return ok;
-}
-
-static int pf_copy_fd(int in, int out)
-{
-	static const size_t chunk = PF_COPY_CHUNK;
-	char *buf = malloc(chunk);
-	ssize_t n;
-	int err = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	while ((n = read(in, buf, chunk)) != 0) {
-		char *p = buf;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			goto out;
-		}
-		while (n > 0) {
-			ssize_t w = write(out, p, (size_t)n);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				err = -errno;
-				goto out;
-			}
-			p += w;
-			n -= w;
-		}
-	}
-out:
-	free(buf);
-	return err;
-}
-
 /*
  * Copy @src, found for @job, to DIR/buildid/HEX/NAME as a debuginfod
  * server lays files out (a kernel, a module and debuginfo as debuginfo),
@@ -399,75 +365,33 @@ static int pf_copy(const struct pf *pf, const struct pf_job *job,
 	const char *name = job->kind == SYMPROV_KIND_EXECUTABLE ? "executable" :
 								  "debuginfo";
 	char hex[SYMPROV_BUILD_ID_HEX_MAX];
-	char *dir = NULL, *path = NULL, *tmp = NULL;
-	int in = -1, out = -1, dfd = -1, err = -ENOMEM;
-	const char *why;
+	char *dir = NULL, *path = NULL;
+	int err = -ENOMEM;
 
 	*step = "out of memory";
 	symprov_build_id_hex(job->id->build_id, job->id->len, hex);
 	if (asprintf(&dir, "%s/buildid/%s", pf->into, hex) < 0 ||
-	    asprintf(&path, "%s/%s", dir, name) < 0 ||
-	    asprintf(&tmp, "%s/.%s.XXXXXX", dir, name) < 0)
+	    asprintf(&path, "%s/%s", dir, name) < 0)
 		goto out;
 	*step = "making its directory";
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		err = -errno;
 		goto out;
 	}
-	if (content == SYMPROV_CONTENT_SYMBOLS && pf_have(path, job->id)) {
+	/* the one there is complete: it was renamed in */
+	if (content == SYMPROV_CONTENT_SYMBOLS &&
+	    copy_is_checked_file(path, SYMPROV_KIND_KERNEL, job->id->build_id,
+				 job->id->len)) {
 		err = 0;
 		goto out;
 	}
-	*step = "reading the file found";
-	in = open(src, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (in < 0) {
-		err = -errno;
-		goto out;
-	}
-	*step = "writing the copy";
-	out = mkostemp(tmp, O_CLOEXEC);
-	if (out < 0) {
-		err = -errno;
-		goto out;
-	}
-	err = pf_copy_fd(in, out);
-	/* mkostemp() makes it 0600: the tree is for perf of any user */
-	if (!err && (fchmod(out, 0644) || fsync(out)))
-		err = -errno;
-	if (err)
-		goto out;
-	/* the file found may have changed since the loader checked it */
-	*step = "checking the copy";
-	if (symprov_verify_file(out, job->kind, job->id->build_id,
-				job->id->len, &why)) {
-		*step = why;
-		err = -EBADMSG;
-		goto out;
-	}
-	*step = "renaming the copy";
-	if (rename(tmp, path)) {
-		err = -errno;
-		goto out;
-	}
-	/* the rename itself lasts once the directory is synced */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0)
-		fsync(dfd);
+	err = copy_checked(src, dir, name, job->kind, job->id->build_id,
+			   job->id->len, true, step);
 out:
-	if (out >= 0) {
-		close(out);
-		if (err)
-			unlink(tmp);
-	}
-	if (in >= 0)
-		close(in);
-	if (dfd >= 0)
-		close(dfd);
 	if (!err) {
 		*dest = path;
 		path = NULL;
 	}
-	free(tmp);
 	free(path);
 	free(dir);
 	return err;
@@ -512,8 +436,14 @@ static void pf_answered(void *data, size_t idx,
 		status = SYMPROV_UNAVAILABLE;
 		goto out;
 	}
-	if (pf->into) {
-		err = pf_copy(pf, job, path, ans->content, &copy, &step);
+	if (pf->cache || pf->into) {
+		if (pf->cache)
+			err = perfcache_add(pf->cache, job->kind, job->id->name,
+					    job->id->build_id, job->id->len,
+					    path, &copy, &step);
+		else
+			err = pf_copy(pf, job, path, ans->content, &copy,
+				      &step);
 		if (err) {
 			status = SYMPROV_UNAVAILABLE;
 			if (asprintf(&why,
@@ -710,15 +640,20 @@ int symprov_prefetch_main(struct cli *cli, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "into", required_argument, NULL, 'o' },
+		{ "perf-cache", optional_argument, NULL, 'P' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "providers", required_argument, NULL, 'p' },
 		{ "no-debuginfod", no_argument, NULL, 'D' },
 		{ "no-cache", no_argument, NULL, 'C' },
 		{ "symbols-only", no_argument, NULL, 'S' },
 		{ "full", no_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pf pf = { .cli = cli, .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct perfcache cache = { 0 };
+	const char *cache_dir = NULL;
+	bool to_cache = false;
 	struct symprov_session_opts so = {
 		.host_name = "symprov",
 		.data = &pf,
@@ -732,13 +667,19 @@ int symprov_prefetch_main(struct cli *cli, int argc, char **argv)
 	int c, ret = EXIT_USAGE;
 	size_t i;
 
-	while ((c = getopt_long(argc, argv, "+i:j:p:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hi:j:p:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'h':
+			return cli_help(argv[0]);
 		case 'i':
 			input = optarg;
 			break;
 		case 'o':
 			pf.into = optarg;
+			break;
+		case 'P':
+			to_cache = true;
+			cache_dir = optarg;
 			break;
 		case 'j':
 			if (pf_jobs_arg(optarg, &jobs))
@@ -761,11 +702,21 @@ int symprov_prefetch_main(struct cli *cli, int argc, char **argv)
 		return cli_usage_error(
 			"prefetch takes no argument: '%s' (the profile is -i FILE)",
 			argv[optind]);
+	if (to_cache && pf.into)
+		return cli_usage_error(
+			"%s", "--into and --perf-cache: one or the other");
 
 	if (pf_read_profile(input, &ids))
 		goto out;
 	if (pf.into && pf_prepare_into(pf.into))
 		goto out;
+	if (to_cache) {
+		if (perfcache_open(&cache, cache_dir))
+			goto out;
+		pf.cache = &cache;
+		/* where the files go, in what is printed */
+		pf.into = cache.dir;
+	}
 	ret = EXIT_UNAVAILABLE;
 	if (pf_plan(&pf, &ids)) {
 		fprintf(stderr, "symprov: out of memory\n");
@@ -790,6 +741,7 @@ out:
 	}
 	free(pf.jobs);
 	perfdata_free(&ids);
+	perfcache_close(&cache);
 	pthread_mutex_destroy(&pf.lock);
 	return ret;
 }

@@ -38,8 +38,8 @@ sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 from debuginfod_server import free_port  # noqa: E402
 from elf_fixtures import make_elf, make_module, read_build_id  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
-from server_testcase import (ServerTestCase, copy_for_nobody, run_suite,  # noqa: E402
-                             summarize)
+from server_testcase import (ServerTestCase, copy_for_nobody,  # noqa: E402
+                             run_stderr_on_pty, run_suite, summarize)
 
 BUILD = 'build'
 
@@ -319,6 +319,21 @@ class FaultTest(ServerTestCase):
     def test_stalled_once_without_size_header_is_found(self):
         # only Content-Length tells where the retried body begins
         self.check_stall_once(BID_BIG, 'executable', 'executable')
+
+    def test_progress_says_the_server_prepares_the_file(self):
+        """No byte for a while, as from a server extracting the file from
+        a package: the progress says so, then the file is found, once."""
+        bid = BID_DEBUG
+        with FaultServer('late', body=self.body[bid], delay_s=T / 2,
+                         size_header=True) as fault:
+            proc, seen = run_stderr_on_pty(
+                [symprov(), 'find', '--providers', 'libdebuginfodprov.so',
+                 '--kind', 'debuginfo', bid], env=self.env(fault.url),
+                timeout=T + SLACK)
+            self.assertEqual(len(fault.hits), 1)
+        self.assertEqual(proc.returncode, 0, seen[-2000:])
+        self.assertIn(b'the server is preparing it', seen)
+        self.assertEqual(self.entries(bid), {'debuginfo': len(self.body[bid])})
 
     def test_stalls_every_time_within_the_retry_limit(self):
         # a retry of ours takes the place of one libdebuginfod dropped:

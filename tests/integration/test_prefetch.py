@@ -329,8 +329,33 @@ class PrefetchTest(ServerTestCase):
         self.assertEqual([f for f in os.listdir(os.path.dirname(kernel))],
                          ['debuginfo'])
 
+    def test_one_object_at_many_paths(self):
+        """The same file (one build ID) at a path of this machine's and of
+        containers' and chroots' of its release: asked for once, under its
+        first name, however many paths and in whatever order."""
+        twins = ['/var/lib/machines/c%d%s' % (i, USER) for i in range(4)]
+        for names in ([USER] + twins, twins[:3], twins[::-1] + [USER]):
+            entries = [(BID_U, name, CPU_USER, pid)
+                       for pid, name in enumerate(names, 100)]
+            profile = write(os.path.join(self.home, 'many.data'),
+                            profile_bytes(entries))
+            before = self.server.response_counts()
+            res = self.prefetch(profile=profile, into=False)
+            self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+            self.assertEqual([line[:3] for line in self.lines(res)],
+                             [('executable', BID_U, names[0]),
+                              ('debuginfo', BID_U, names[0])])
+            self.assertEqual(self.summary(res)[:2], (2, 2))
+            # what went over the wire: a cache hit asks nothing again
+            after = self.server.response_counts()
+            self.assertLessEqual(sum(after.values()) - sum(before.values()),
+                                 2)
+
     def test_real_profile(self):
-        """A profile perf records, every file in it served by stand-ins."""
+        """A profile perf records, every file in it served by stand-ins,
+        with one object at three paths as a chroot and a container of this
+        release map it: on every machine, not only on one that runs
+        them."""
         if os.geteuid() != 0 or not os.access(PERF, os.X_OK):
             self.skipTest('needs root and %s' % PERF)
         data = os.path.join(self.home, 'real.data')
@@ -338,14 +363,26 @@ class PrefetchTest(ServerTestCase):
                               data, '--', 'sleep', '1'], text=True,
                              capture_output=True, timeout=TIMEOUT)
         self.assertEqual(rec.returncode, 0, rec.stderr)
-        with open(data, 'rb') as f:
-            entries = PerfData(f.read()).build_ids()
-        self.assertTrue(entries)
+        pd = PerfData(read(data))
+        user = [(bid, name) for cpumode, bid, name in pd.build_ids()
+                if cpumode == CPU_USER and name.startswith('/')]
+        self.assertTrue(user, pd.build_ids())
+        bid, name = user[0]
+        for pid, twin in enumerate(('root', 'container'), 1):
+            pd.add_build_id(bid, os.path.join(self.home, twin) + name,
+                            kernel=None, cpumode=CPU_USER, pid=pid)
+        write(data, pd.bytes())
+        entries = pd.build_ids()
         srv_dir = os.path.join(self.home, 'srv')
         os.mkdir(srv_dir)
-        for i, (cpumode, bid, name) in enumerate(entries):
+        # one stand-in a build ID, the vDSO's too: not asked for all the
+        # same
+        names = {}
+        for i, (_, bid, name) in enumerate(entries):
+            if bid.hex() in names:
+                continue
+            names[bid.hex()] = name
             path = os.path.join(srv_dir, 'f%d' % i)
-            # a stand-in of the vDSO too: not asked for all the same
             if name == '[kernel.kallsyms]':
                 make_kernel_elf(path, bid.hex(), seed=i)
             else:
@@ -355,9 +392,11 @@ class PrefetchTest(ServerTestCase):
             res = self.prefetch(env=srv.client_env(self.home, self.cache),
                                 profile=data)
         self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
-        listed = {(bid.hex(), name) for _, bid, name in entries}
         lines = self.lines(res)
-        self.assertEqual({line[1:3] for line in lines}, listed)
+        # each build ID asked for once a kind, under its first name
+        self.assertEqual({line[1:3] for line in lines}, set(names.items()))
+        requests = [line[:2] for line in lines]
+        self.assertEqual(len(requests), len(set(requests)), res.stdout)
         for kind, _bid, name, what in lines:
             if kind == 'skipped':
                 self.assertTrue(name.startswith('['), name)

@@ -18,6 +18,9 @@ Modes (the `mode` argument):
                    then nothing
   stall-once       the first request of a path as 'stall', the later
                    ones as 'file': a transfer that stalls once
+  late             reads the request, sends nothing for `delay_s`, then
+                   as 'file': a server preparing the file (extracting
+                   it from a package)
   trickle          200, one byte of body every `trickle_s` seconds
   stream           200 without Content-Length, then zeros, forever: `chunk`
                    bytes at a time, at most `rate` bytes a second (0: as
@@ -68,6 +71,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             mode = srv.then
         if mode == 'stall-once':
             mode = 'stall' if srv.transfers(self.path) == 1 else 'file'
+        elif mode == 'late':
+            srv.stopping.wait(srv.delay_s)
+            mode = 'file'
         if mode == 'file':
             self._send(200, self.body)
         elif mode == 'not-elf':

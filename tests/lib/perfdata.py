@@ -7,27 +7,37 @@
             rec.set_ip(pd, new_ip)
     pd.insert_after(kernel_mmap, pd.kernel_mmap_like(START, LEN, NAME))
     pd.add_build_id(bytes.fromhex(BUILD_ID), NAME, kernel=True)
+    pd.records.append(mmap2_build_id(bytes.fromhex(BUILD_ID), NAME,
+                                     MISC_USER))
     open('out.data', 'wb').write(pd.bytes())
 
 Enough of the format for the tests' profiles: the records of the data
-section (samples and their instruction pointer, MMAP records) and the
-HEADER_BUILD_ID feature (tools/perf/Documentation/perf.data-file-format.txt).
-Everything else is kept byte for byte; feature sections are laid out again
-after the data section, in their order, when it changes size.
+section (samples and their instruction pointer, MMAP records, MMAP2
+records with a build ID, zstd-compressed records) and the HEADER_BUILD_ID
+and HEADER_COMPRESSED features (tools/perf/Documentation/
+perf.data-file-format.txt).  Everything else is kept byte for byte;
+feature sections are laid out again after the data section, in their
+order, when it changes size.
 """
 import struct
+import subprocess
 
 MAGIC = b'PERFILE2'
 HEADER_BUILD_ID = 2
+HEADER_COMPRESSED = 27
 FEAT_BITS = 256
+COMP_ZSTD = 1
 
 PERF_RECORD_MMAP = 1
 PERF_RECORD_SAMPLE = 9
 PERF_RECORD_MMAP2 = 10
+PERF_RECORD_COMPRESSED = 81
+PERF_RECORD_COMPRESSED2 = 83  # with the size of its data, perf 6.15 on
 
 MISC_CPUMODE_MASK = 7
 MISC_KERNEL = 1
 MISC_USER = 2
+MISC_MMAP_BUILD_ID = 1 << 14
 MISC_BUILD_ID_SIZE = 1 << 15
 
 SAMPLE_IP = 1 << 0
@@ -91,6 +101,50 @@ class Record:
         return pid, tid, start, length, pgoff, name
 
 
+def mmap2_build_id(build_id, name, cpumode, pid=-1, tid=0, start=0,
+                   length=0x1000, pgoff=0, sample_id=b''):
+    """An MMAP2 record with a build ID in place of the inode, as perf
+    record --buildid-mmap writes them: the name NUL-padded to 8 bytes,
+    then SAMPLE_ID (the sample_id_all trailer)."""
+    fname = name.encode() + b'\0'
+    fname += b'\0' * (_align(len(fname), 8) - len(fname))
+    body = struct.pack('<iiQQQ', pid, tid, start, length, pgoff)
+    body += struct.pack('<BBH', len(build_id), 0, 0)
+    body += build_id + b'\0' * (20 - len(build_id))
+    body += struct.pack('<II', 5, 2)  # PROT_READ | PROT_EXEC, MAP_PRIVATE
+    return Record(PERF_RECORD_MMAP2, cpumode | MISC_MMAP_BUILD_ID,
+                  body + fname + sample_id)
+
+
+def zstd_compress(data):
+    """DATA as one zstd frame, made by the zstd command."""
+    return subprocess.run(['zstd', '-q', '-c'], input=data, check=True,
+                          stdout=subprocess.PIPE).stdout
+
+
+def compressed_records(records, chunk=200, parts=1, compressed2=False):
+    """RECORDS as perf record -z writes them: zstd data in COMPRESSED
+    records, or COMPRESSED2 ones (perf 6.15 on: they give the size of
+    their data and are padded to 8 bytes).  The records' bytes are cut
+    every CHUNK bytes, records in two too, as perf cuts at its flushes;
+    each cut is a zstd frame of its own, cut in PARTS records (perf's one
+    stream of frames goes on from record to record)."""
+    raw = b''.join(r.raw() for r in records)
+    out = []
+    for i in range(0, len(raw), chunk):
+        frame = zstd_compress(raw[i:i + chunk])
+        step = -(-len(frame) // parts)
+        for j in range(0, len(frame), step):
+            part = frame[j:j + step]
+            if compressed2:
+                pad = b'\0' * (_align(len(part), 8) - len(part))
+                body = struct.pack('<Q', len(part)) + part + pad
+                out.append(Record(PERF_RECORD_COMPRESSED2, 0, body))
+            else:
+                out.append(Record(PERF_RECORD_COMPRESSED, 0, part))
+    return out
+
+
 class PerfData:
     def __init__(self, data):
         data = bytes(data)
@@ -117,6 +171,22 @@ class PerfData:
             raise PerfDataError('events whose samples differ in layout: %s'
                                 % sorted(types))
         return types.pop()
+
+    def set_feature(self, bit, body):
+        """Add the feature BIT with the section BODY, or replace it; None
+        takes it away."""
+        if body is None:
+            self.head[72 + bit // 8] &= ~(1 << (bit % 8)) & 0xff
+            self.features.pop(bit, None)
+        else:
+            self.head[72 + bit // 8] |= 1 << (bit % 8)
+            self.features[bit] = bytearray(body)
+        self.bitmap = bytes(self.head[72:72 + FEAT_BITS // 8])
+
+    def set_compressed(self, comp_type=COMP_ZSTD):
+        """HEADER_COMPRESSED: version, type, level, ratio, mmap_len."""
+        self.set_feature(HEADER_COMPRESSED,
+                         struct.pack('<IIIII', 0, comp_type, 1, 6, 528384))
 
     def _feature_bits(self):
         return [b for b in range(FEAT_BITS)

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* A checked copy of a file found, given its name whole. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "libsymprov.h"
+#include "symprov_copy.h"
+
+/* sendfile() moves at most about 2 GiB a call */
+#define COPY_SEND_MAX (1L << 30)
+
+bool copy_is_checked_file(const char *path, uint32_t kind,
+			  const unsigned char *build_id, unsigned int len)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	const char *why;
+	struct stat st;
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	     !symprov_verify_file(fd, kind, build_id, len, &why);
+	close(fd);
+	return ok;
+}
+
+static int copy_send_all(int in, int out)
+{
+	struct stat st;
+	off_t left;
+
+	if (fstat(in, &st))
+		return -errno;
+	for (left = st.st_size; left > 0;) {
+		ssize_t n =
+			sendfile(out, in, NULL,
+				 left > COPY_SEND_MAX ? COPY_SEND_MAX : left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		/* the file shrank under us: not a whole one */
+		if (n == 0)
+			return -EIO;
+		left -= n;
+	}
+	return 0;
+}
+
+void copy_sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+int copy_checked(const char *src, const char *dir, const char *name,
+		 uint32_t kind, const unsigned char *build_id, unsigned int len,
+		 bool replace, const char **step)
+{
+	char *path = NULL, *tmp = NULL;
+	int in = -1, out = -1, err = -ENOMEM;
+	const char *why;
+
+	*step = "out of memory";
+	if (asprintf(&path, "%s/%s", dir, name) < 0 ||
+	    asprintf(&tmp, "%s/.%s.XXXXXX", dir, name) < 0)
+		goto out;
+	*step = "reading the file found";
+	in = open(src, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (in < 0) {
+		err = -errno;
+		goto out;
+	}
+	*step = "writing the copy";
+	out = mkostemp(tmp, O_CLOEXEC);
+	if (out < 0) {
+		err = -errno;
+		goto out;
+	}
+	err = copy_send_all(in, out);
+	/* mkostemp() makes it 0600: the tree is for perf of any user */
+	if (!err && (fchmod(out, 0644) || fsync(out)))
+		err = -errno;
+	if (err)
+		goto out;
+	/* the file found may have changed since the loader checked it */
+	*step = "checking the copy";
+	if (symprov_verify_file(out, kind, build_id, len, &why)) {
+		*step = why;
+		err = -EBADMSG;
+		goto out;
+	}
+	/* link() fails rather than replace a file: one put there is kept */
+	*step = "naming the copy";
+	if (replace ? rename(tmp, path) : (link(tmp, path) && errno != EEXIST))
+		err = -errno;
+	else
+		copy_sync_dir(dir);
+out:
+	if (out >= 0) {
+		close(out);
+		/* renamed, it is gone; linked, the name stays */
+		if (err || !replace)
+			unlink(tmp);
+	}
+	if (in >= 0)
+		close(in);
+	free(tmp);
+	free(path);
+	return err;
+}
