@@ -92,10 +92,14 @@ static const struct cli_command {
 	  "                         [--providers LIST] [--no-debuginfod] [--no-cache]\n"
 	  "                         [--symbols-only | --full]\n",
 	  CLI_NOTE_LIST | CLI_NOTE_SYMBOLS_ONLY,
-	  "prefetch asks for every file the profile's build ID table names (kernel\n"
-	  "symbols only unless --full), copies them into DIR in a debuginfod server's\n"
-	  "layout, and exits as find does: 0 when every kernel, module and executable\n"
-	  "was found, 2 when one was not.\n" },
+	  "prefetch asks for every file the profile names, in its build ID table or\n"
+	  "its events (kernel symbols only unless --full).  --perf-cache puts what\n"
+	  "this machine lacks into perf's own build-id cache (buildid.dir in perf's\n"
+	  "config, else ~/.debug), where the perf you have reads them: run perf\n"
+	  "report afterwards.  --into copies them into DIR in a debuginfod\n"
+	  "server's layout, for libbuildiddirprov.so on a machine without a network.\n"
+	  "It exits as find does: 0 when every kernel, module and executable was\n"
+	  "found, 2 when one was not.\n" },
 	{ "list", cmd_list, "list [--providers LIST]\n", CLI_NOTE_LIST,
 	  "list shows each provider of LIST: its name, version, ABI, file and\n"
 	  "description, or why it did not load; it exits 0, or 1 (bad input).\n" },
