@@ -3,7 +3,8 @@
 # make             build/lib/lib{debuginfod,buildiddir}prov.so, build/bin/symprov
 # make check       install what the tests need, build and run every test
 #                  (SAN=1: under ASan+UBSan)
-# make perf        a perf 6.12 with perf-glue.patch, build/perf/perf
+# make perf        a perf 7.3 with perf-glue.patch, build/perf/perf
+# make perf-6.12   a perf 6.12 with perf-glue-6.12.patch, build/perf-6.12/perf
 # make perf-glue.patch   bring perf-glue/ and perf-glue.patch up to date with
 #                  lib/ and include/ (the perf side: docs/PERF.md)
 # make demo        install what it needs, the end-to-end before/after here
@@ -165,11 +166,15 @@ $(B)/lib/libexampleprov.so: $(call prov_obj,provider/example/example_provider.c)
 
 include tests/tests.mk
 
-# perf 6.12 with the glue.  The perf side is the patch series perf-glue/,
+# perf 7.3 with the glue.  The perf side is the patch series perf-glue/,
 # which links libsymprov (include/libsymprov.h) and carries no file of
 # lib/; perf-glue.patch is the series in one (scripts/perf-series.sh).
+# perf-glue-6.12/ is its backport to perf 6.12 (docs/PERF.md).
 perf-glue.patch: scripts/perf-series.sh $(wildcard perf-glue/*.patch)
 	bash scripts/perf-series.sh refresh
+
+perf-glue-6.12.patch: scripts/perf-series.sh $(wildcard perf-glue-6.12/*.patch)
+	PERF_VERSION=6.12 bash scripts/perf-series.sh refresh
 
 # Builds the committed patch against this tree's libsymprov (build/sdk),
 # which it finds at run time in build/lib; check-perf-glue says when the
@@ -179,10 +184,14 @@ perf-glue.patch: scripts/perf-series.sh $(wildcard perf-glue/*.patch)
 perf: all
 	bash scripts/build-perf.sh
 
+perf-6.12: all
+	PERF_VERSION=6.12 bash scripts/build-perf.sh
+
 # The series applies patch by patch and gives the tree perf-glue.patch
 # gives.
 check-perf-glue:
 	@bash scripts/perf-series.sh check
+	@PERF_VERSION=6.12 bash scripts/perf-series.sh check
 
 # perf builds after each patch of the series, and the whole series (that
 # is, perf-glue.patch) passes its perf test and loads libsymprov.so.1 (the
@@ -250,7 +259,7 @@ abi-baseline: $(LIBSYMPROV)
 
 include bench/bench.mk
 
-.PHONY: check-abi abi-baseline bench perf check-perf-glue check-perf-series check-perf-variants \
+.PHONY: check-abi abi-baseline bench perf perf-6.12 check-perf-glue check-perf-series check-perf-variants \
 	check-e2e demo check FORCE
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

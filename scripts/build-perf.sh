@@ -1,34 +1,44 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-# Build the perf of linux-source-6.12 with perf-glue.patch applied.
+# Build perf with the series' combined patch applied: the perf of
+# linux-source-7.3 with perf-glue.patch, or with PERF_VERSION=6.12 that of
+# linux-source-6.12 with perf-glue-6.12.patch (scripts/perf-source.sh).
 #
 #   scripts/build-perf.sh [-o OUTDIR] [-f] [-a PATCH|none]... [MAKEVAR=value...]
 #   scripts/build-perf.sh -p    print the Debian packages it needs, and exit
 #
-# -a applies PATCH (repeat it: in order) instead of perf-glue.patch, e.g.
-# the first patches of perf-glue/ (scripts/perf-series.sh build); -a none
-# builds the stock perf 6.12 that make bench compares with.
-# OUTDIR (default build/perf) gets the perf binary, OUTDIR-src the patched
-# source and OUTDIR-obj the objects, kept for incremental builds.  The build
-# is skipped when OUTDIR/perf comes from the same linux-source-6.12 version,
-# patch, make variables and libsymprov headers (OUTDIR/.stamp); -f builds
-# anyway.  MAKEVARs go to perf's make, e.g. NO_LIBDW=1.  perf is built with
-# this tree's libsymprov (LIBSYMPROV_DIR=build/sdk, which `make` makes) and
-# finds it there at run time (an rpath), unless a MAKEVAR says
-# LIBSYMPROV_DIR= or NO_LIBSYMPROV=1.  Missing Debian packages are installed
-# when run as root.  LINUX_SOURCE_TARBALL overrides the Debian tarball.
+# -a applies PATCH (repeat it: in order) instead of the combined patch, e.g.
+# the first patches of the series (scripts/perf-series.sh build); -a none
+# builds the stock perf that make bench compares with.
+# OUTDIR (default build/perf, build/perf-6.12 for 6.12) gets the perf binary,
+# OUTDIR-src the patched source and OUTDIR-obj the objects, kept for
+# incremental builds.  The build is skipped when OUTDIR/perf comes from the
+# same source package version, patch, make variables and libsymprov headers
+# (OUTDIR/.stamp); -f builds anyway.  MAKEVARs go to perf's make, e.g.
+# NO_LIBDW=1.  perf is built with this tree's libsymprov
+# (LIBSYMPROV_DIR=build/sdk, which `make` makes) and finds it there at run
+# time (an rpath), unless a MAKEVAR says LIBSYMPROV_DIR= or NO_LIBSYMPROV=1.
+# Missing Debian packages are installed when run as root.
+# LINUX_SOURCE_TARBALL overrides the Debian tarball.
 set -euo pipefail
 export LC_ALL=C
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+# shellcheck source-path=SCRIPTDIR source=perf-source.sh
+. "$top/scripts/perf-source.sh"
 patchfiles=()
-outdir=$top/build/perf
+outdir=$default_outdir
 force=
 
-# Without these perf does not build at all.
-required=(gcc make libc6-dev flex bison pkg-config patch xz-utils
-	linux-source-6.12)
+# Without these perf does not build at all.  linux-source-7.3 is fetched
+# with apt, checked with the archive keyring.
+required=(gcc make libc6-dev flex bison pkg-config patch xz-utils)
+case $perf_version in
+6.12) required+=(linux-source-6.12) ;;
+*) required+=(apt dpkg debian-archive-keyring) ;;
+esac
+# What the project needs for both perfs: the tests run the 6.12 one too.
+all_required=(linux-source-6.12 apt dpkg debian-archive-keyring)
 # The features perf is expected to have: libelf, libdw and libdebuginfod.
 wanted=(libelf-dev libdw-dev libdebuginfod-dev libtraceevent-dev
 	libunwind-dev libslang2-dev libzstd-dev libcap-dev libnuma-dev
@@ -48,11 +58,15 @@ while getopts "o:fa:p" opt; do
 	else
 		patchfiles+=("$(cd "$(dirname "$OPTARG")" && pwd)/${OPTARG##*/}")
 	fi ;;
-	p) printf '%s\n' "${required[@]}" "${wanted[@]}"; exit 0 ;;
+	p)
+		printf '%s\n' "${required[@]}" "${all_required[@]}" \
+			"${wanted[@]}" | sort -u
+		exit 0
+		;;
 	*) die "usage: build-perf.sh [-o OUTDIR] [-f] [-a PATCH|none]... [-p] [MAKEVAR=value...]" ;;
 	esac
 done
-[ ${#patchfiles[@]} -gt 0 ] || patchfiles=("$top/perf-glue.patch")
+[ ${#patchfiles[@]} -gt 0 ] || patchfiles=("$combined")
 shift $((OPTIND - 1))
 for arg in "$@"; do
 	case $arg in
@@ -63,7 +77,7 @@ done
 srcdir=$outdir-src
 objdir=$outdir-obj
 # prefix=/usr: the system config is /etc/perfconfig, as in a distro's perf.
-makevars=(NO_LIBPYTHON=1 NO_JEVENTS=1 prefix=/usr)
+makevars=(NO_LIBPYTHON=1 NO_JEVENTS=1 prefix=/usr "${perf_makevars[@]}")
 case " $* " in
 *" LIBSYMPROV_DIR="* | *" NO_LIBSYMPROV="*) ;;
 *)
@@ -103,28 +117,21 @@ install_packages() {
 	echo "build-perf: warning: missing ${missing[*]}: perf will lack features" >&2
 }
 
-source_version() {
-	local v
-
-	v=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) || v=
-	[ -n "$v" ] || v=$(stat -c '%s-%Y' "$tarball")
-	echo "$v"
-}
-
 # The files the patches create or change, relative to the source top.
 patched_files() {
 	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$@"
 }
 
 install_packages
+tarball=$(perf_source_tarball) || die "no $source_package source"
 [ -r "$tarball" ] || die "$tarball not found"
 for p in "${patchfiles[@]}"; do
-	[ -r "$p" ] || die "$p not found: run 'make perf-glue.patch'"
+	[ -r "$p" ] || die "$p not found: run 'make ${combined#"$top"/}'"
 done
 
 # perf compiles against the headers of libsymprov: a change rebuilds it
 stamp=$(printf 'source %s\npatch %s\nmake %s\nlibsymprov %s\n' \
-	"$(source_version)" \
+	"$(perf_source_version "$tarball")" \
 	"$(cat "${patchfiles[@]}" | sha256sum | cut -d' ' -f1)" \
 	"${makevars[*]} ${LDFLAGS:-}" \
 	"$(cat "$top/include/libsymprov.h" "$top/include/symprov.h" |

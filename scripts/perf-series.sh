@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-# The perf side of symprov: a patch series for the tools/perf of
-# linux-source-6.12.
+# The perf side of symprov: a patch series for tools/perf, kept for two
+# perf sources (scripts/perf-source.sh): linux-source-7.3, the main series
+# (PERF_VERSION=7.3, the default), and its backport to linux-source-6.12
+# (PERF_VERSION=6.12).
 #
-# perf-glue/ holds the series in `git format-patch` form, a cover letter
+# Each series' directory holds it in `git format-patch` form, a cover letter
 # (0000-cover-letter.patch) and one file per patch: it is the source of the
-# perf side.  perf-glue.patch, the one patch users apply, is made from it.
-# perf links libsymprov (include/libsymprov.h, lib/): no file of the
-# project is in the series.
+# perf side.  Its combined patch, the one patch users apply, is made from
+# it.  perf links libsymprov (include/libsymprov.h, lib/): no file of the
+# project is in the series.  Below, perf-glue/ and perf-glue.patch stand for
+# the chosen series' directory and combined patch.
 #
 # Usage:
 #   perf-series.sh checkout DIR  a git tree in DIR (a new directory): the
-#                                linux-source-6.12 files perf needs to build,
+#                                source files perf needs to build,
 #                                tools/ committed as "base", then one commit
 #                                per patch
 #   perf-series.sh export DIR    write the commits base..HEAD of DIR to
@@ -25,12 +28,13 @@
 #                                the same tree as the series, and that no
 #                                file of lib/ or include/ is in it
 #   perf-series.sh build [N]     build perf (scripts/build-perf.sh) with the
-#                                first N patches, in build/perf-step-N; N
+#                                first N patches, in build/perf-step-V-N
+#                                (V: PERF_VERSION); N
 #                                defaults to the patch that hooks into
 #                                util/symbol.c
 #   perf-series.sh build-each    build perf after each patch, one after the
 #                                other in one object directory
-#                                (build/perf-each)
+#                                (build/perf-each-V)
 #   perf-series.sh port OLD NEW DIR
 #                                merge into DIR's work tree (3-way, by file)
 #                                what changed in the tree from the combined
@@ -49,14 +53,13 @@
 #   make check-perf-glue check-perf-series
 # docs/PERF.md ("Changing the perf side") says more.
 #
-# LINUX_SOURCE_TARBALL overrides /usr/src/linux-source-6.12.tar.xz.
+# LINUX_SOURCE_TARBALL overrides the source package's tarball.
 set -euo pipefail
 export LC_ALL=C
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-series=$top/perf-glue
-combined=$top/perf-glue.patch
+# shellcheck source-path=SCRIPTDIR source=perf-source.sh
+. "$top/scripts/perf-source.sh"
 
 # Commits made here do not depend on who runs this, when, or their git
 # config: the same series gives the same commits and the same export.
@@ -108,21 +111,15 @@ series_author() {
 	sed -n 's/^From: //p' "$first" | head -n1
 }
 
-source_version() {
-	local v
-
-	v=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) || v=
-	echo "${v:-$(basename "$tarball")}"
-}
-
 # Extract the top directories $2... of the tarball into $1, and commit
 # tools/ there as "base".
 make_base() {
-	local dir=$1 srcname author email
+	local dir=$1 tarball srcname author email
 	shift
 
+	tarball=$(perf_source_tarball) || die "no $source_package source"
 	[ -r "$tarball" ] ||
-		die "$tarball not found (apt-get install linux-source-6.12)"
+		die "$tarball not found (apt-get install $source_package)"
 	srcname=$(basename "$tarball")
 	srcname=${srcname%.tar.*}
 	mkdir -p "$dir"
@@ -138,9 +135,10 @@ make_base() {
 	# the build-id cache and objects of an in-tree build
 	printf '%s\n' "/*" "!/tools/" "*.o" "*.cmd" >"$dir/.git/info/exclude"
 	g add tools
-	GIT_AUTHOR_NAME=linux-source-6.12 GIT_AUTHOR_EMAIL=linux@kernel.org \
+	GIT_AUTHOR_NAME=$source_package GIT_AUTHOR_EMAIL=linux@kernel.org \
 		GIT_AUTHOR_DATE=$base_date GIT_COMMITTER_DATE=$base_date \
-		g commit -q -m "Linux 6.12 tools/ from linux-source-6.12 $(source_version)"
+		g commit -q -m "Linux $perf_version tools/ from $source_package" \
+		-m "$source_package $(perf_source_version "$tarball")"
 	g tag base
 }
 
@@ -190,9 +188,9 @@ do_checkout() {
 combined_patch() {
 	cat <<-EOF
 	SPDX-License-Identifier: GPL-2.0
-	perf-glue.patch: symbol providers (symprov) for perf, linux-source-6.12.
+	${combined##*/}: symbol providers (symprov) for perf, $source_package.
 
-	The patches of perf-glue/ in one, made by scripts/perf-series.sh: do not
+	The patches of ${series##*/}/ in one, made by scripts/perf-series.sh: do not
 	edit, see docs/PERF.md.  Apply with 'patch -p1' in the top directory of
 	the kernel source.
 
@@ -272,12 +270,12 @@ do_check() {
 	format_series "$tmp/out"
 	if ! diff -r "$tmp/out" "$series" >"$tmp/diff"; then
 		head -n 40 "$tmp/diff" >&2
-		die "perf-glue/ is not what export gives: checkout and export it"
+		die "${series#"$top"/}/ is not what export gives: checkout and export it"
 	fi
 
 	combined_patch >"$tmp/combined"
 	if ! cmp -s "$tmp/combined" "$combined"; then
-		die "${combined#"$top"/} is stale: run 'make perf-glue.patch'"
+		die "${combined#"$top"/} is stale: run 'make ${combined#"$top"/}'"
 	fi
 	# patch(1), as users apply it, gives the series' tree
 	mkdir "$tmp/pristine"
@@ -353,7 +351,7 @@ check_budget() {
 
 # Build perf after each patch, in one object directory: each step builds.
 do_build_each() {
-	local out=$top/build/perf-each p n=0 args=()
+	local out=$top/build/perf-each-$perf_version p n=0 args=()
 
 	while read -r p; do
 		n=$((n + 1))
@@ -391,7 +389,7 @@ do_build() {
 	done
 	echo "perf-series.sh: building perf with patches 1-$n," \
 		"up to ${p[-1]##*/}" >&2
-	bash "$top/scripts/build-perf.sh" -o "$top/build/perf-step-$n" \
+	bash "$top/scripts/build-perf.sh" -o "$top/build/perf-step-$perf_version-$n" \
 		"${args[@]}"
 }
 
