@@ -176,6 +176,16 @@ check-foreign-root: $(TEST_DEPS)
 	@bash scripts/foreign-root.sh $(if $(FOREIGN_ROOT),-r $(FOREIGN_ROOT)) \
 		$(MAKE) --no-print-directory B=$(B) $(FOREIGN_ROOT_CHECKS)
 
+# symprov prefetch --perf-cache read by stock perfs: Debian's 6.1, 6.12 and
+# 7.3 without the series, each on a profile it records.
+check-perfcache-stock: $(TEST_DEPS)
+	PERF_VERSION=6.12 bash scripts/build-perf.sh -o build/perf-6.12-stock \
+		-a none
+	bash scripts/build-perf.sh -o build/perf-stock -a none
+	@$(PYTHON) tests/integration/test_perfcache.py --build $(B) \
+		--perf /usr/bin/perf --perf build/perf-6.12-stock/perf \
+		--perf build/perf-stock/perf $(TESTS)
+
 # The buildiddir provider on Debian's real kernel -dbg package, unpacked
 # (SYMPROV_KERNEL_DBG_DEB=path/to.deb; 318 MB, so not in check).
 check-buildiddir-deb: all $(B)/tests/concurrent_find
@@ -249,9 +259,11 @@ check-all: test check-foreign-root check-privilege lint check-abi check-valgrind
 	$(MAKE) check-e2e
 	$(MAKE) check-perf-series
 	$(MAKE) check-perf-variants
+	$(MAKE) check-perfcache-stock
+	$(MAKE) check-perf-6.12
 
 .PHONY: check-all test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint check-hostile \
-	check-foreign-root $(INTEGRATION_CHECKS)
+	check-foreign-root check-perfcache-stock $(INTEGRATION_CHECKS)
 
 
 # libFuzzer targets (clang).  check-fuzz replays the regression corpus in

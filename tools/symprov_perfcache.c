@@ -46,11 +46,10 @@ static char *pc_trim(char *s)
 /* A value as perf's config parser reads it: quoted, or up to a comment. */
 static char *pc_config_value(char *s)
 {
-	char *end;
-
 	s = pc_trim(s);
 	if (*s == '"') {
-		end = strchr(++s, '"');
+		char *end = strchr(++s, '"');
+
 		if (end)
 			*end = '\0';
 		return s;
@@ -81,7 +80,7 @@ static int pc_config_file(const char *path, char **dir)
 		if (!in_buildid || !eq || *s == '#' || *s == ';')
 			continue;
 		*eq = '\0';
-		if (strcasecmp(pc_trim(s), "dir"))
+		if (strcasecmp(pc_trim(s), "dir") != 0)
 			continue;
 		free(*dir);
 		*dir = strdup(pc_config_value(eq + 1));

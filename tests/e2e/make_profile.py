@@ -6,7 +6,8 @@ Records `perf record -e cpu-clock -a` over a bounded workload that spends its
 time in the kernel (dd on /dev/zero -> /dev/null with small blocks, plus a
 fork/exec/read loop), keeps that file as ORIGINAL, then writes MOVED: a copy
 whose kernel build ID (the [kernel.kallsyms] entry of the HEADER_BUILD_ID
-feature section) is replaced by NEW_ID.  `perf buildid-list -i` checks both.
+feature section, the kernel's MMAP2 records with a build ID) is replaced by
+NEW_ID.  `perf buildid-list -i` checks both.
 
     make_profile.py --original orig.data --moved moved.data \
         [--build-id NEWID] [--duration 3] [--perf PERF]
@@ -27,7 +28,6 @@ import json
 import os
 import shutil
 import signal
-import struct
 import sys
 import tempfile
 
@@ -39,12 +39,6 @@ from e2elib import (E2EError, KERNEL_DSO, buildid_list, clean_env, cli,  # noqa
                     find_perf, is_hex_build_id, log, run,
                     running_kernel_build_id)
 
-PERF_MAGIC2 = b"PERFILE2"
-HEADER_BUILD_ID = 2
-HEADER_FEAT_BITS = 256
-PERF_RECORD_MISC_CPUMODE_MASK = 7
-PERF_RECORD_MISC_KERNEL = 1
-PERF_RECORD_MISC_GUEST_KERNEL = 4
 # Where samples outside the vmlinux go: the module area, past where
 # modules and BPF programs are usually put, five addresses 0x40 apart.
 OUTSIDE_BASE = 0xffffffffc0ff0003
@@ -71,49 +65,6 @@ def record(perf, out, duration, workload, env):
             log(line)
 
 
-def _feature_sections(buf):
-    """{feature_bit: (offset, size)} from a perf.data file header."""
-    if buf[:8] != PERF_MAGIC2:
-        raise E2EError("not a perf.data file (magic %r)" % buf[:8])
-    hdr_size, = struct.unpack_from("<Q", buf, 8)
-    data_off, data_size = struct.unpack_from("<QQ", buf, 40)
-    bitmap = buf[72:72 + HEADER_FEAT_BITS // 8]
-    if hdr_size < 72 + len(bitmap):
-        raise E2EError("perf.data header too small (%d)" % hdr_size)
-    feats = [bit for bit in range(HEADER_FEAT_BITS)
-             if bitmap[bit // 8] & (1 << (bit % 8))]
-    table = data_off + data_size
-    out = {}
-    for i, bit in enumerate(feats):
-        out[bit] = struct.unpack_from("<QQ", buf, table + 16 * i)
-    return out
-
-
-def kernel_build_id_slots(buf):
-    """[(offset_of_20_byte_build_id, hex, filename)] of the kernel entries in
-    HEADER_BUILD_ID."""
-    feats = _feature_sections(buf)
-    if HEADER_BUILD_ID not in feats:
-        raise E2EError("perf.data has no HEADER_BUILD_ID feature "
-                       "(recorded with --no-buildid?)")
-    off, size = feats[HEADER_BUILD_ID]
-    end = off + size
-    slots = []
-    while off + 8 <= end:
-        _type, misc, esize = struct.unpack_from("<IHH", buf, off)
-        if esize < 8 + 4 + 24 or off + esize > end:
-            break
-        bid_off = off + 8 + 4
-        name = buf[bid_off + 24:off + esize].split(b"\0", 1)[0]
-        name = name.decode("utf-8", "replace")
-        cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK
-        if name == KERNEL_DSO and cpumode in (PERF_RECORD_MISC_KERNEL,
-                                              PERF_RECORD_MISC_GUEST_KERNEL):
-            slots.append((bid_off, buf[bid_off:bid_off + 20].hex(), name))
-        off += esize
-    return slots
-
-
 def put_outside(path, every):
     """Move every @every-th kernel sample of @path to an address outside
     the vmlinux that no map covers; returns how many."""
@@ -131,29 +82,25 @@ def put_outside(path, every):
 
 
 def move_profile(src, dst, new_id):
-    """Copy src to dst with the kernel build ID replaced by new_id.
-    Returns the old build ID."""
+    """Copy src to dst with the kernel build ID replaced by new_id, in the
+    HEADER_BUILD_ID table and in the MMAP2 records that carry it (perf
+    7.3 records it there by default and writes no table).  Returns the
+    old build ID."""
     with open(src, "rb") as f:
-        buf = bytearray(f.read())
-    slots = kernel_build_id_slots(buf)
-    if len(slots) != 1:
-        raise E2EError("expected one [kernel.kallsyms] build ID entry, "
-                       "found %d" % len(slots))
-    bid_off, old_hex, _ = slots[0]
-    old = bytes.fromhex(old_hex)
-    count = buf.count(old)
-    if count != 1:
-        # Only the header entry is rewritten; say so if the ID shows up
-        # elsewhere (e.g. records with build IDs from --buildid-mmap).
-        log("note: old build ID occurs %d times in %s; rewriting only the "
-            "HEADER_BUILD_ID entry" % (count, src))
-    buf[bid_off:bid_off + 20] = bytes.fromhex(new_id)
+        pd = PerfData(f.read())
+    ids = pd.kernel_build_ids()
+    if len(ids) != 1:
+        raise E2EError("expected one build ID of %s in %s, found %d (%s)"
+                       % (KERNEL_DSO, src, len(ids),
+                          " ".join(sorted(i.hex() for i in ids))))
+    old = ids.pop()
+    pd.replace_build_id(old, bytes.fromhex(new_id))
     tmp = dst + ".tmp"
     with open(tmp, "wb") as f:
-        f.write(buf)
+        f.write(pd.bytes())
     os.chmod(tmp, 0o600)
     os.replace(tmp, dst)
-    return old_hex
+    return old.hex()
 
 
 def main(argv=None):

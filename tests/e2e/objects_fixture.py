@@ -7,10 +7,11 @@
 
 Modules, in a recorded profile, for machines that run none:
 Adds to the profile, for each FILE.ko (an ET_REL kernel module with a
-build ID): an MMAP record of the kernel's, as perf record writes for a
-loaded module, named like Debian's /lib/modules/<release>/kernel/...
-<name>.ko.xz, at an address of the module area of its own; its
-HEADER_BUILD_ID entry; and moves every Nth kernel sample of the profile
+build ID): an MMAP record of the kernel's kind, as perf record writes for
+a loaded module, named like Debian's /lib/modules/<release>/kernel/...
+<name>.ko.xz, at an address of the module area of its own; its build ID
+(in its MMAP2 record if the kernel's has one, in HEADER_BUILD_ID if the
+profile has that table); and moves every Nth kernel sample of the profile
 into the functions of the modules' .text, round robin.  The .ko's own
 symbol table is then the oracle: perf places a module's .text symbols at
 map start + st_value, so each moved sample belongs to the function it was
@@ -36,7 +37,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 from elf_mutate import ElfImage  # noqa: E402
 from elf_fixtures import read_build_id  # noqa: E402
-from perfdata import PerfData  # noqa: E402
+from perfdata import HEADER_BUILD_ID, PerfData  # noqa: E402
 
 STT_FUNC = 2
 ET_REL = 1
@@ -259,9 +260,12 @@ def splice_modules(src, dst, modules, every=10):
         base += (m.text_size + MODULE_ALIGN - 1) // MODULE_ALIGN * \
             MODULE_ALIGN + MODULE_ALIGN
     for m in reversed(modules):
-        pd.insert_after(kernel_mmap,
-                        pd.kernel_mmap_like(m.base, m.text_size, m.name))
-        pd.add_build_id(bytes.fromhex(m.build_id), m.name, kernel=True)
+        build_id = bytes.fromhex(m.build_id)
+        pd.insert_after(kernel_mmap, pd.kernel_mmap_like(
+            m.base, m.text_size, m.name, build_id))
+        # perf 7.3 records build IDs in the MMAP2 records, not here
+        if HEADER_BUILD_ID in pd.features:
+            pd.add_build_id(build_id, m.name, kernel=True)
     if not all(m.functions for m in modules):
         raise ValueError('a module without functions in its .text')
     want = collections.Counter()

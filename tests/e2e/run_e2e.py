@@ -157,10 +157,10 @@ from debuginfod_server import (DebuginfodServer, http_get,  # noqa: E402
                                response_counts)
 from elf_mutate import ElfImage  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
-from e2elib import (E2EError, HERE, REPO, clean_env, find_perf, log,  # noqa
-                    loud, run, run_checks, alias_map,
+from e2elib import (E2EError, HERE, REPO, buildid_list, clean_env,  # noqa
+                    find_perf, log, loud, run, run_checks, alias_map,
                     running_kernel_build_id)
-from tui import Terminal  # noqa: E402
+from tui import Terminal, box_text  # noqa: E402
 
 # Symbol comparisons (sample counts and periods per entry)
 REPORT_ARGS = ["report", "--stdio", "-F", "overhead,sample,period,dso,sym"]
@@ -411,8 +411,40 @@ class Runner:
                 for k in set(after) | set(before)
                 if after.get(k, 0) != before.get(k, 0)}
 
-    def expect_traffic(self, before, want, what):
-        got = self.new_traffic(before)
+    def server_log_size(self):
+        return os.path.getsize(self.server.log_path)
+
+    def libdw_lookups(self, since, what):
+        """The traffic of perf's own debuginfod lookups in the server's log
+        past offset SINCE: perf 7.3 reads source lines with libdw, whose
+        standard find_debuginfo callback asks the DEBUGINFOD_URLS servers
+        itself, not through the providers, for the debug info of every
+        object that has none here.  Each must be a debuginfo request, not
+        served, for a user-space object of the profile."""
+        with open(self.server.log_path, "rb") as f:
+            f.seek(since)
+            text = f.read().decode("utf-8", "replace")
+        user = set(buildid_list(self.perf, self.p("moved.data"),
+                                clean_env(self.fresh_home("buildid-list"))
+                                ).values()) - {self.new_id}
+        n = 0
+        for bid, kind, code in re.findall(
+                r"GET /buildid/([0-9a-f]+)/(\w+)\S* (\d+) ", text):
+            if bid == self.new_id:
+                continue
+            if kind != "debuginfo" or code != "404" or bid not in user:
+                raise E2EError("%s: a request %s %s answered %s, not one "
+                               "of libdw's for a user-space object"
+                               % (what, kind, bid, code))
+            n += 1
+        return {"request debuginfo": n, "response 404 debuginfo": n}
+
+    def expect_traffic(self, before, want, what, extra=None):
+        """The server's traffic since BEFORE is WANT, plus EXTRA."""
+        got, want = self.new_traffic(before), dict(want)
+        for k, n in (extra or {}).items():
+            if n:
+                want[k] = want.get(k, 0) + n
         if got != want:
             raise E2EError("%s: server traffic %s, want %s" % (
                 what, fmt_traffic(got), fmt_traffic(want)))
@@ -938,10 +970,11 @@ class Runner:
         WANT ({}: the symbols only were asked for, ONE_FETCH: the whole
         file), the -v line SAYS ("sym" or "debuginfod")."""
         env = self.content_env(name, config)
-        before = self.traffic()
+        before, since = self.traffic(), self.server_log_size()
         res = self.perf_run(name, args[:1] + ["-v"] + args[1:],
                             self.fresh_home(name), env)
-        self.expect_traffic(before, want, name)
+        self.expect_traffic(before, want, name,
+                            self.libdw_lookups(since, name))
         self.expect_supplied(res.stderr, says, "symbols only"
                              if says == "sym" else "whole file", name)
         return res
@@ -1127,8 +1160,7 @@ class Runner:
             box = term.wait_for(lambda s: want in s and
                                 "Press any key" in s, 60, "the warning box")
             # its lines are cut to fit: read them as one text
-            flat = " ".join(re.sub(r"^[\s\u2502x]+|[\s\u2502x]+$", "", x)
-                            for x in box.splitlines())
+            flat = box_text(box, "Warning:") or ""
             if "cannot open shared object file" not in flat:
                 raise E2EError("no reason in the box:\n" + box)
             term.keys("Enter")
@@ -1260,11 +1292,16 @@ class Runner:
         """The README's line as printed, with the perf `make perf` built
         for the tree: PERF_SYMBOL_PROVIDERS=libdebuginfodprov.so perf
         report, no LD_LIBRARY_PATH, no install: that perf looks for bare
-        names in the tree's build/lib too (SYMPROV_PROVIDER_DIRS)."""
-        if os.path.realpath(self.perf) != os.path.realpath(
-                os.path.join(REPO, "build", "perf", "perf")):
-            raise E2EError("%s is not the tree's build/perf/perf: it may "
-                           "not look in build/lib" % self.perf)
+        names in the tree's build/lib too (SYMPROV_PROVIDER_DIRS).  So
+        does any perf scripts/build-perf.sh built (make perf-6.12 too):
+        its run path is the tree's build/lib."""
+        lib = os.path.realpath(os.path.join(REPO, "build", "lib"))
+        dyn = run(["readelf", "-d", self.perf], 60).stdout
+        paths = re.search(r"\((?:RUNPATH|RPATH)\).*\[(.*)\]", dyn)
+        if not paths or lib not in paths.group(1).split(":"):
+            raise E2EError("%s has not the tree's build/lib as its run "
+                           "path (make perf): it may not look there"
+                           % self.perf)
         env = self.provider_env(self.fresh_cache("readme-line"),
                                 providers=PROVIDER, ld_path=False)
         before = self.traffic()

@@ -25,6 +25,30 @@ import time
 from e2elib import E2EError
 
 COLS, ROWS = 120, 30
+# A box's corners, as tmux shows them: the terminal's line drawing
+# characters (the VT100 set, l k m j) or their Unicode forms.
+TOP_LEFT, TOP_RIGHT, BOTTOM_LEFT = "l\u250c", "k\u2510", "m\u2514"
+
+
+def box_text(screen, title):
+    """The text inside the box whose top border has TITLE on SCREEN, its
+    lines joined by spaces; what lies beside the box (another box it
+    covers in part) left out.  None when no such box is shown."""
+    lines = screen.splitlines()
+    for top, line in enumerate(lines):
+        at = line.find(title)
+        left = max(line.rfind(c, 0, at) for c in TOP_LEFT)
+        right = max(line.find(c, at) for c in TOP_RIGHT)
+        if at >= 0 and 0 <= left < right:
+            break
+    else:
+        return None
+    inside = []
+    for line in lines[top + 1:]:
+        if line[left:left + 1] in BOTTOM_LEFT:
+            break
+        inside.append(line[left + 1:right].strip())
+    return " ".join(inside)
 
 
 class Terminal:

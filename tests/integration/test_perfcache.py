@@ -1,22 +1,30 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """`symprov prefetch --perf-cache`: the files a profile needs, from a real
-debuginfod, into perf's own build-id cache, where Debian's /usr/bin/perf
-(6.1, no symbol providers) reads them.
+debuginfod or a local build-id tree, into perf's own build-id cache, where
+a perf without symbol providers reads them: Debian's /usr/bin/perf (6.1)
+by default, each --perf PERF given otherwise (a stock 6.12 or 7.3).
 
-The profile is recorded here with that perf (root: perf record -a): a
-program and a shared object built here, then taken away (the server has
-them stripped, and their debug files); two modules spliced in
+Each perf records its own profile here (root: perf record -a): a program
+and a shared object built here, then taken away (the server has them
+stripped, and their debug files); two modules spliced in
 (tests/e2e/objects_fixture.py); the kernel moved to a build ID of its own,
-served as a stand-in vmlinux.  Before the command perf reports raw
-addresses; after it, with HOME a scratch directory, the kernel and user
-lines are those of a --vmlinux/--symfs control and the module samples
-where the .ko files' own symbol tables put them.  Also: the layout perf's
-own buildid-cache commands work on, a second run that asks nothing, a file
-of perf's kept, a directory of another user refused, and a reader running
-beside the command that never opens part of a file.
+served as a stand-in vmlinux whose symbols have other names than this
+machine's kallsyms (perf 7.3 names a kernel that is not the running one
+from /proc/kallsyms: its names would hide a cache perf did not read).
+perf 6.x writes the build IDs in the header's table, perf 7.3 in its
+MMAP2 events.  Before the command perf reports raw addresses, or names
+the kernel's from kallsyms; after it, with HOME a scratch directory, the
+kernel and user lines are those of a --vmlinux/--symfs control and the
+module samples where the .ko files' own symbol tables put them, the files
+coming from the server or from a tree of libbuildiddirprov.so.  Also: the
+layout perf's own buildid-cache commands work on, a second run that asks
+nothing, a file of perf's kept, a directory of another user refused, and
+a reader running beside the command that never opens part of a file.
 """
+import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -43,10 +51,26 @@ NEW_KERNEL = '5e1f0000000000000000000000000000000cac4e'
 REPORT = ['report', '--stdio', '--sort', 'dso,sym', '-F',
           'overhead,sample,dso,sym']
 NOBODY = 65534
+REL = objects_fixture.RELEASE
+# The stand-in kernel's names: this machine's, with this before them.
+OTHER = 'other_'
+# Names the stand-in keeps: perf finds the kernel's relocation by them.
+KEPT_NAMES = ('_text', '_stext', '_etext')
 
 
 def symprov():
     return os.path.join(BUILD, 'bin', 'symprov')
+
+
+def other_kallsyms(src, dst):
+    """DST: the kallsyms SRC with every core kernel symbol renamed."""
+    with open(src) as f, open(dst, 'w') as out:
+        for line in f:
+            parts = line.split(' ', 2)
+            if (len(parts) == 3 and '\t' not in parts[2] and
+                    parts[2].strip() not in KEPT_NAMES):
+                line = '%s %s %s%s' % (parts[0], parts[1], OTHER, parts[2])
+            out.write(line)
 
 
 def samples(text, keep):
@@ -71,12 +95,17 @@ def cache_files(top):
     return out
 
 
-class PerfCacheTest(ServerTestCase):
+class PerfCacheChecks:
+    """The checks, with the perf PERF; a class of its own for each perf
+    (perf_test_classes()), each recording its profile."""
+
+    PERF = PERF
+
     @classmethod
     def setUpClass(cls):
-        if os.geteuid() != 0 or not os.access(PERF, os.X_OK):
+        if os.geteuid() != 0 or not os.access(cls.PERF, os.X_OK):
             raise AssertionError('needs root (perf record -a) and %s '
-                                 '(Debian package linux-perf)' % PERF)
+                                 '(Debian package linux-perf)' % cls.PERF)
         super().setUpClass()
 
     @classmethod
@@ -87,19 +116,19 @@ class PerfCacheTest(ServerTestCase):
         orig = os.path.join(work, 'orig.data')
         home = os.path.join(work, 'home-record')
         os.makedirs(home)
-        make_profile.record(PERF, orig, 1, [
+        make_profile.record(cls.PERF, orig, 1, [
             'sh', '-c', '"$1" 1 & timeout 1 dd if=/dev/zero of=/dev/null '
             'bs=512 status=none & wait', 'sh', cls.prog], clean_env(home))
-        shutil.copy('/proc/kallsyms', os.path.join(work, 'kallsyms'))
+        other_kallsyms('/proc/kallsyms', os.path.join(work, 'kallsyms'))
         # what the server has, by build ID and the cache's file name
-        cls.served = {}
+        cls.files = {}
         cls.symfs = os.path.join(work, 'symfs')
         for path in (cls.prog, cls.lib):
             base = os.path.join(srv, os.path.basename(path))
             objects_fixture.split_debug(path, base, base + '.debug')
             bid = read_build_id(path)
-            cls.served[(bid, 'elf')] = os.path.getsize(base)
-            cls.served[(bid, 'debug')] = os.path.getsize(base + '.debug')
+            cls.files[(bid, 'elf')] = base
+            cls.files[(bid, 'debug')] = base + '.debug'
             os.makedirs(os.path.dirname(cls.symfs + path), exist_ok=True)
             shutil.copy(path, cls.symfs + path)
         shutil.rmtree(os.path.join(work, 'objs'))
@@ -111,16 +140,18 @@ class PerfCacheTest(ServerTestCase):
         cls.mods = [objects_fixture.Module(ko) for ko in kos]
         for m in cls.mods:
             shutil.copy(m.path, srv)
-            cls.served[(m.build_id, 'elf')] = os.path.getsize(m.path)
+            cls.files[(m.build_id, 'elf')] = os.path.join(
+                srv, os.path.basename(m.path))
+        cls.profile = os.path.join(work, 'moved.data')
         spliced = os.path.join(work, 'mods.data')
         cls.want_modules = objects_fixture.splice_modules(orig, spliced,
                                                           cls.mods)
-        cls.profile = os.path.join(work, 'moved.data')
         make_profile.move_profile(spliced, cls.profile, NEW_KERNEL)
         cls.vmlinux = os.path.join(srv, 'vmlinux')
         make_standin.build(os.path.join(work, 'kallsyms'), NEW_KERNEL,
                            cls.vmlinux, work)
-        cls.served[(NEW_KERNEL, 'elf')] = os.path.getsize(cls.vmlinux)
+        cls.files[(NEW_KERNEL, 'elf')] = cls.vmlinux
+        cls.served = {k: os.path.getsize(p) for k, p in cls.files.items()}
 
     def setUp(self):
         super().setUp()
@@ -130,7 +161,8 @@ class PerfCacheTest(ServerTestCase):
         return clean_env(home or self.home)
 
     def perf(self, *args, home=None):
-        res = subprocess.run([PERF] + list(args), env=self.perf_env(home),
+        res = subprocess.run([self.PERF] + list(args),
+                             env=self.perf_env(home),
                              text=True, capture_output=True,
                              timeout=TIMEOUT)
         self.assertEqual(res.returncode, 0, res.stderr[-2000:])
@@ -140,7 +172,8 @@ class PerfCacheTest(ServerTestCase):
         return self.perf(*(REPORT + ['-i', self.profile] + list(extra)),
                          home=home)
 
-    def prefetch(self, *args, jobs=1, env=None, profile=None):
+    def prefetch(self, *args, jobs=1, env=None, profile=None,
+                 providers=('--providers', 'libdebuginfodprov.so')):
         env = env or self.env()
         # perf's config of this HOME decides the directory, not the caller's
         for var in ('PERF_CONFIG', 'PERF_BUILDID_DIR'):
@@ -149,8 +182,7 @@ class PerfCacheTest(ServerTestCase):
             args += ('--perf-cache',)
         return subprocess.run(
             [symprov(), 'prefetch', '-i', profile or self.profile,
-             '--jobs', str(jobs),
-             '--providers', 'libdebuginfodprov.so'] + list(args), env=env,
+             '--jobs', str(jobs)] + list(providers) + list(args), env=env,
             text=True, capture_output=True, timeout=TIMEOUT)
 
     def is_module(self, e):
@@ -168,24 +200,67 @@ class PerfCacheTest(ServerTestCase):
         return samples(self.report('--vmlinux', self.vmlinux, '--symfs',
                                    self.symfs, home=home), self.is_mine)
 
-    # --------------------------------------------------------------------
-    def test_stock_perf_names_every_line(self):
+    def assert_not_named(self, control):
+        """No line has the name the files give it: lines are raw, or the
+        kernel's are named from this machine's kallsyms (perf 7.3), whose
+        names are not the stand-in's."""
         mine = [e for e in parse_report(self.report())
                 if self.is_mine(e) or self.is_module(e)]
         self.assertTrue(mine, 'no kernel or program samples recorded')
-        named = [e.line for e in mine if not e.raw]
-        self.assertEqual(named, [], 'named before the files were there')
+        wanted = set(control) | set(self.want_modules)
+        named = [e.line for e in mine
+                 if not e.raw and (e.dso, e.sym) in wanted]
+        self.assertEqual(named, [], 'named without the files')
 
-        res = self.prefetch()
-        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
-        self.assertIn(', in %s;' % self.debug, res.stderr)
+    def assert_named_as_control(self, control):
         after = self.report()
         named = {e.dso for e in parse_report(after) if not e.raw}
         self.assertLessEqual({'[kernel.kallsyms]', 'objs', 'libobjs.so'} |
                              {m.short for m in self.mods}, named)
-        self.assertEqual(samples(after, self.is_mine), self.control())
+        self.assertEqual(samples(after, self.is_mine), control)
         self.assertEqual(samples(after, self.is_module),
                          dict(self.want_modules))
+
+    def buildiddir_tree(self):
+        """The server's files in a tree as Debian's debug packages lay
+        theirs out: the objects by .build-id links, the kernel and the
+        modules by their place, for libbuildiddirprov.so's index."""
+        tree = os.path.join(self.home, 'tree')
+        for (bid, base), path in self.files.items():
+            if bid == NEW_KERNEL:
+                dest = os.path.join(tree, 'boot', 'vmlinux-' + REL)
+            elif path.endswith('.ko'):
+                dest = os.path.join(tree, 'lib', 'modules', REL, 'kernel',
+                                    'fs', 'symprov', os.path.basename(path))
+            else:
+                dest = os.path.join(tree, '.build-id', bid[:2], bid[2:] +
+                                    ('.debug' if base == 'debug' else ''))
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            os.link(path, dest)
+        return tree
+
+    # --------------------------------------------------------------------
+    def test_stock_perf_names_every_line(self):
+        control = self.control()
+        self.assert_not_named(control)
+        res = self.prefetch()
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        self.assertIn(', in %s;' % self.debug, res.stderr)
+        self.assert_named_as_control(control)
+
+    def test_from_a_buildiddir_tree(self):
+        """The same from a site's symbol store, through
+        libbuildiddirprov.so, which the server is not asked for."""
+        control = self.control()
+        self.assert_not_named(control)
+        asked = self.server.response_counts()
+        res = self.prefetch(providers=(), env=self.env(
+            PERF_SYMBOL_PROVIDERS='libbuildiddirprov.so',
+            SYMPROV_BUILDIDDIR_DIRS=self.buildiddir_tree()))
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        self.assertIn(', in %s;' % self.debug, res.stderr)
+        self.assertEqual(self.server.response_counts(), asked)
+        self.assert_named_as_control(control)
 
     def test_the_layout_of_perf_buildid_cache(self):
         res = self.prefetch()
@@ -216,7 +291,7 @@ class PerfCacheTest(ServerTestCase):
         self.perf('buildid-cache', '--purge-all')
         self.assertEqual([f for _, _, files in os.walk(self.debug)
                           for f in files], [])
-        self.assertEqual(named_kernel_lines(self.report()), [])
+        self.assert_not_named(self.control())
 
     def test_a_second_run_asks_nothing_and_changes_nothing(self):
         res = self.prefetch()
@@ -289,7 +364,7 @@ class PerfCacheTest(ServerTestCase):
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertIn(', in %s;' % there, res.stderr)
         self.assertFalse(os.path.exists(self.debug))
-        self.assertTrue(named_kernel_lines(self.report()))
+        self.assert_named_as_control(self.control())
 
     def test_a_reader_beside_it_never_opens_part_of_a_file(self):
         """perf report runs while the cache fills: every file it can open
@@ -330,9 +405,30 @@ class PerfCacheTest(ServerTestCase):
         self.assertEqual(sorted(os.listdir(entry)), ['elf', 'kallsyms'])
 
 
-def named_kernel_lines(text):
-    return [e.line for e in parse_report(text) if e.kernel and not e.raw]
+def perf_test_classes(perfs):
+    """A class of the checks for each perf of PERFS, in this module for
+    test names on the command line: PerfCacheTest_6_1 for a perf 6.1.x."""
+    for perf in perfs:
+        try:
+            words = subprocess.run([perf, 'version'], capture_output=True,
+                                   text=True, timeout=TIMEOUT).stdout.split()
+        except OSError:
+            words = []
+        version = words[-1] if words else 'unknown'
+        name = 'PerfCacheTest_' + re.sub(r'\W', '_', '_'.join(
+            version.split('.')[:2]))
+        while name in globals():
+            name += '_'
+        globals()[name] = type(name, (PerfCacheChecks, ServerTestCase),
+                               {'PERF': os.path.abspath(perf)})
 
 
 if __name__ == '__main__':
-    sys.exit(run_main('perfcache', sys.modules[__name__]))
+    PERF_OPTION = ('--perf', {
+        'action': 'append', 'metavar': 'PERF',
+        'help': 'a perf to check, again for another (default %s)' % PERF})
+    first = argparse.ArgumentParser(add_help=False)
+    first.add_argument(PERF_OPTION[0], **PERF_OPTION[1])
+    perf_test_classes(first.parse_known_args()[0].perf or [PERF])
+    sys.exit(run_main('perfcache', sys.modules[__name__],
+                      options=[PERF_OPTION]))

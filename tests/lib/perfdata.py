@@ -5,8 +5,10 @@
     for rec in pd.samples():
         if rec.kernel and rec.ip(pd) ...:
             rec.set_ip(pd, new_ip)
-    pd.insert_after(kernel_mmap, pd.kernel_mmap_like(START, LEN, NAME))
+    pd.insert_after(kernel_mmap, pd.kernel_mmap_like(START, LEN, NAME,
+                                                     BUILD_ID))
     pd.add_build_id(bytes.fromhex(BUILD_ID), NAME, kernel=True)
+    pd.replace_build_id(pd.kernel_build_ids().pop(), NEW_BUILD_ID)
     pd.records.append(mmap2_build_id(bytes.fromhex(BUILD_ID), NAME,
                                      MISC_USER))
     open('out.data', 'wb').write(pd.bytes())
@@ -37,6 +39,8 @@ PERF_RECORD_COMPRESSED2 = 83  # with the size of its data, perf 6.15 on
 MISC_CPUMODE_MASK = 7
 MISC_KERNEL = 1
 MISC_USER = 2
+MISC_GUEST_KERNEL = 4
+KERNEL_CPUMODES = (MISC_KERNEL, MISC_GUEST_KERNEL)
 MISC_MMAP_BUILD_ID = 1 << 14
 MISC_BUILD_ID_SIZE = 1 << 15
 
@@ -45,6 +49,12 @@ SAMPLE_TID = 1 << 1
 SAMPLE_IDENTIFIER = 1 << 16
 
 NAME_ALIGN = 64
+KERNEL_NAME = '[kernel.kallsyms]'
+# offsets in the body of an MMAP or MMAP2 record (past its 8-byte header)
+MMAP_NAME_AT = 32
+MMAP2_ID_SIZE_AT = 32
+MMAP2_ID_AT = 36
+MMAP2_NAME_AT = 64
 
 
 class PerfDataError(Exception):
@@ -91,14 +101,45 @@ class Record:
         """pid and tid of a sample (PERF_SAMPLE_TID follows the IP)."""
         return struct.unpack_from('<ii', self.body, self._ip_off(pd) + 8)
 
-    # MMAP: pid, tid, start, len, pgoff, filename, then the sample ID
+    # MMAP: pid, tid, start, len, pgoff, filename, then the sample ID.
+    # MMAP2 has 32 more bytes before the filename: the device and inode,
+    # or the build ID (MISC_MMAP_BUILD_ID), then prot and flags.
+    def _name_off(self):
+        if self.type == PERF_RECORD_MMAP:
+            return MMAP_NAME_AT
+        if self.type == PERF_RECORD_MMAP2:
+            return MMAP2_NAME_AT
+        raise PerfDataError('not an MMAP or MMAP2 record')
+
     def mmap(self):
-        if self.type != PERF_RECORD_MMAP:
-            raise PerfDataError('not an MMAP record')
+        name_off = self._name_off()
         pid, tid, start, length, pgoff = struct.unpack_from('<iiQQQ',
                                                             self.body)
-        name = bytes(self.body[32:]).split(b'\0', 1)[0].decode()
+        name = bytes(self.body[name_off:]).split(b'\0', 1)[0].decode()
         return pid, tid, start, length, pgoff, name
+
+    def sample_id(self):
+        """What follows the padded name of an MMAP or MMAP2: the sample
+        ID (the sample_id_all trailer)."""
+        name = self.mmap()[5]
+        return bytes(self.body[self._name_off() +
+                               _align(len(name.encode()) + 1, 8):])
+
+    def build_id(self):
+        """The build ID of an MMAP2 record that has one, else None."""
+        if (self.type != PERF_RECORD_MMAP2 or
+                not self.misc & MISC_MMAP_BUILD_ID):
+            return None
+        size = self.body[MMAP2_ID_SIZE_AT]
+        return bytes(self.body[MMAP2_ID_AT:MMAP2_ID_AT + size])
+
+    def set_build_id(self, build_id):
+        """Replace the build ID of an MMAP2 record that has one."""
+        if self.build_id() is None:
+            raise PerfDataError('not an MMAP2 record with a build ID')
+        self.body[MMAP2_ID_SIZE_AT] = len(build_id)
+        self.body[MMAP2_ID_AT:MMAP2_ID_AT + 20] = \
+            build_id + b'\0' * (20 - len(build_id))
 
 
 def mmap2_build_id(build_id, name, cpumode, pid=-1, tid=0, start=0,
@@ -215,27 +256,34 @@ class PerfData:
         return [r for r in self.records if r.type == PERF_RECORD_SAMPLE]
 
     def mmaps(self):
-        return [r for r in self.records if r.type == PERF_RECORD_MMAP]
+        """The MMAP and MMAP2 records (perf 7.3 writes the kernel's as an
+        MMAP2 with its build ID)."""
+        return [r for r in self.records
+                if r.type in (PERF_RECORD_MMAP, PERF_RECORD_MMAP2)]
 
     def kernel_mmap(self):
-        """The MMAP record of the kernel proper ([kernel.kallsyms]_text
-        or the like)."""
+        """The MMAP or MMAP2 record of the kernel proper
+        ([kernel.kallsyms]_text or the like)."""
         for r in self.mmaps():
-            if r.kernel and r.mmap()[5].startswith('[kernel.kallsyms]'):
+            if r.kernel and r.mmap()[5].startswith(KERNEL_NAME):
                 return r
         raise PerfDataError('no kernel MMAP record')
 
-    def kernel_mmap_like(self, start, length, name, pgoff=0):
-        """An MMAP record of the kernel's, for a module: @name at @start,
-        with the kernel MMAP's pid, tid and sample ID."""
+    def kernel_mmap_like(self, start, length, name, build_id, pgoff=0):
+        """A record of the kernel's kind, for a module: @name at @start,
+        with the kernel map's pid, tid and sample ID; an MMAP2 with
+        @build_id if the kernel's has its build ID."""
         like = self.kernel_mmap()
-        pid, tid, _, _, _, old = like.mmap()
-        # what follows the name (its padding) is the sample ID
-        tail = bytes(like.body[32 + _align(len(old) + 1, 8):])
+        pid, tid = like.mmap()[:2]
+        if like.build_id() is not None:
+            return mmap2_build_id(build_id, name, like.cpumode, pid, tid,
+                                  start, length, pgoff, like.sample_id())
         fname = name.encode() + b'\0'
         fname += b'\0' * (_align(len(fname), 8) - len(fname))
         body = struct.pack('<iiQQQ', pid, tid, start, length, pgoff)
-        return Record(PERF_RECORD_MMAP, like.misc, body + fname + tail)
+        if like.type == PERF_RECORD_MMAP2:
+            body += bytes(like.body[MMAP_NAME_AT:MMAP2_NAME_AT])
+        return Record(like.type, like.misc, body + fname + like.sample_id())
 
     def insert_after(self, rec, new):
         self.records.insert(self.records.index(rec) + 1, new)
@@ -273,19 +321,40 @@ class PerfData:
         self.features[HEADER_BUILD_ID] += struct.pack(
             '<IHH', 0, misc, 8 + len(entry)) + entry
 
-    def set_build_id(self, name, build_id):
-        """Replace the build ID of the entry called @name (same size)."""
-        buf, off = self.features[HEADER_BUILD_ID], 0
-        while off + 8 <= len(buf):
+    def kernel_build_ids(self):
+        """The build IDs the profile gives the kernel proper: its
+        HEADER_BUILD_ID entry ([kernel.kallsyms]) and its MMAP2 records
+        ([kernel.kallsyms]_text, perf record --buildid-mmap, perf 7.3's
+        default).  A set: one member in a sound profile."""
+        ids = {bid for cpumode, bid, name in self.build_ids()
+               if cpumode in KERNEL_CPUMODES and name == KERNEL_NAME}
+        ids |= {r.build_id() for r in self.mmaps()
+                if r.cpumode in KERNEL_CPUMODES and
+                r.build_id() is not None and
+                r.mmap()[5].startswith(KERNEL_NAME)}
+        return ids
+
+    def replace_build_id(self, old, new):
+        """Give every HEADER_BUILD_ID entry and MMAP2 record whose build
+        ID is @old the build ID @new instead; returns how many."""
+        count = 0
+        for r in self.mmaps():
+            if r.build_id() == old:
+                r.set_build_id(new)
+                count += 1
+        buf, off = self.features.get(HEADER_BUILD_ID, bytearray()), 0
+        while off + 8 + 4 + 24 <= len(buf):
             _, misc, size = struct.unpack_from('<IHH', buf, off)
-            entry = bytes(buf[off + 36:off + size]).split(b'\0', 1)[0]
-            if entry.decode() == name:
-                buf[off + 12:off + 12 + len(build_id)] = build_id
+            if size < 8 + 4 + 24:
+                break
+            n = buf[off + 32] if misc & MISC_BUILD_ID_SIZE else 20
+            if bytes(buf[off + 12:off + 12 + n]) == old:
+                buf[off + 12:off + 32] = new + b'\0' * (20 - len(new))
                 if misc & MISC_BUILD_ID_SIZE:
-                    buf[off + 32] = len(build_id)
-                return
+                    buf[off + 32] = len(new)
+                count += 1
             off += size
-        raise PerfDataError('no build ID entry for %s' % name)
+        return count
 
     # -- out -----------------------------------------------------------------
     def bytes(self):
