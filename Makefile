@@ -140,10 +140,13 @@ SYMPROV_CMD_SRCS := tools/symprov.c tools/symprov_check.c \
 	tools/symprov_perfdata_events.c tools/symprov_perfcache.c \
 	tools/symprov_copy.c
 
+# zstd: perf.data files recorded with -z
+SYMPROV_CMD_LIBS := -lpthread -lzstd
+
 $(B)/bin/symprov: $(call obj,$(SYMPROV_CMD_SRCS)) | $(LIBSYMPROV)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) $(TREE_RPATH) -o $@ $^ $(LINK_LIBSYMPROV) \
-		-lpthread -lzstd
+		$(SYMPROV_CMD_LIBS)
 
 # The loader has $(LIBDIR) compiled in: rebuilt when it changes.
 $(call obj,lib/symprov_loader.c): ALL_CPPFLAGS += -DSYMPROV_LIBDIR='"$(LIBDIR)"'

@@ -35,7 +35,7 @@ HEADERS := include/libsymprov.h include/symprov.h
 # without the build tree's rpath.
 $(B)/install/symprov: $(call obj,$(SYMPROV_CMD_SRCS)) | $(LIBSYMPROV)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LINK_LIBSYMPROV) -lpthread
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LINK_LIBSYMPROV) $(SYMPROV_CMD_LIBS)
 
 install: all man $(B)/symprov.pc $(B)/install/symprov
 	$(INSTALL) -d $(D)$(BINDIR) $(D)$(PROVIDERDIR) $(D)$(INCLUDEDIR) \
