@@ -54,7 +54,7 @@ cached_version() {
 }
 
 fetch() {
-	local tmp state version deb
+	local tmp state version deb stage
 	local apt_state=()
 
 	[ -r "$keyring" ] ||
@@ -80,7 +80,8 @@ fetch() {
 		die "apt-get update of $suite failed"
 	}
 	version=$(apt-cache "${apt_state[@]}" show --no-all-versions \
-		"$package" 2>/dev/null | sed -n 's/^Version: //p' | head -n1)
+		"$package" 2>/dev/null | sed -n 's/^Version: //p' | head -n1) ||
+		true
 	[ -n "$version" ] || die "$suite has no $package"
 	(cd "$tmp" && apt-get -q "${apt_state[@]}" download "$package") \
 		>"$tmp/download.log" 2>&1 || {
@@ -93,11 +94,12 @@ fetch() {
 	dpkg-deb --fsys-tarfile "$deb" |
 		tar -x -C "$tmp/pkg" "./usr/src/$package.tar.xz" ||
 		die "no $package.tar.xz in $(basename "$deb")"
-	# Into the cache in one rename: a half-written tarball is never seen.
-	mkdir -p "$cache/$version.tmp"
-	mv "$tmp/pkg/usr/src/$package.tar.xz" "$cache/$version.tmp/"
+	# Into the cache in one rename: a half-written tarball is never seen
+	# (the staging directory's dot name keeps it out of cached_version).
+	stage=$(mktemp -d "$cache/.stage.XXXXXX")
+	mv "$tmp/pkg/usr/src/$package.tar.xz" "$stage/"
 	rm -rf "${cache:?}/$version"
-	mv "$cache/$version.tmp" "$cache/$version"
+	mv -T "$stage" "$cache/$version"
 	echo "fetch-linux-source: $package $version in $cache/$version" >&2
 }
 

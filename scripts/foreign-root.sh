@@ -134,7 +134,7 @@ trap 'exit 1' INT TERM HUP
 if [ -z "$root" ]; then
 	make_root
 fi
-root=$(cd "$root" && pwd)
+root=$(cd "$root" && pwd -P)
 for prog in sh sleep; do
 	[ -x "$root/usr/bin/$prog" ] || die "$root has no /usr/bin/$prog"
 done

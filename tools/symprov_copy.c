@@ -20,11 +20,18 @@
 bool copy_is_checked_file(const char *path, uint32_t kind,
 			  const unsigned char *build_id, unsigned int len)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	const char *why;
 	struct stat st;
 	bool ok;
+	int fd;
 
+	/*
+	 * The path may come from a profile: a device is not opened, as its
+	 * open alone may act (a watchdog).
+	 */
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	ok = !fstat(fd, &st) && S_ISREG(st.st_mode) &&

@@ -415,8 +415,10 @@ int perfcache_add(const struct perfcache *pc, uint32_t kind, const char *name,
 	/* the link last: perf finds the entry with its file in it */
 	if (!err) {
 		err = pc_put_link(link, name, hex, step);
-		if (err)
+		if (err) {
 			free(*dest);
+			*dest = NULL;
+		}
 	}
 out:
 	free(dir);

@@ -102,8 +102,8 @@ static int pd_mmap2(struct pd_reader *r, const unsigned char *e, size_t size,
 {
 	uint16_t misc = pd_u16(e + 4);
 	unsigned int cpumode = misc & PERFDATA_MISC_CPUMODE_MASK;
-	unsigned int len = e[PD_MMAP2_ID_SIZE_AT];
 	const char *name = (const char *)e + PD_MMAP2_NAME_AT;
+	unsigned int len;
 	size_t name_len;
 
 	if (!(misc & PD_MISC_MMAP_BUILD_ID))
@@ -112,6 +112,8 @@ static int pd_mmap2(struct pd_reader *r, const unsigned char *e, size_t size,
 		return pd_fail(r->why, -EINVAL,
 			       "%s %llu: an MMAP2 of %zu bytes, too small",
 			       where, (unsigned long long)at, size);
+	/* read only once the record is known to hold it */
+	len = e[PD_MMAP2_ID_SIZE_AT];
 	if (!len || len > PERFDATA_BUILD_ID_MAX)
 		return pd_fail(
 			r->why, -EINVAL,
