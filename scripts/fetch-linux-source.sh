@@ -97,6 +97,7 @@ fetch() {
 	# Into the cache in one rename: a half-written tarball is never seen
 	# (the staging directory's dot name keeps it out of cached_version).
 	stage=$(mktemp -d "$cache/.stage.XXXXXX")
+	chmod 755 "$stage"
 	mv "$tmp/pkg/usr/src/$package.tar.xz" "$stage/"
 	rm -rf "${cache:?}/$version"
 	mv -T "$stage" "$cache/$version"
