@@ -171,7 +171,8 @@ $(INTEGRATION_CHECKS): check-integration-%: $(TEST_DEPS)
 # machine that runs containers (scripts/foreign-root.sh; root).
 # FOREIGN_ROOT=DIR: a root made already (debootstrap); FOREIGN_ROOT_CHECKS:
 # what to run there.
-FOREIGN_ROOT_CHECKS ?= check-unit check-integration
+FOREIGN_ROOT_CHECKS ?= check-integration-prefetch check-integration-perfdata \
+	check-integration-perfcache
 check-foreign-root: $(TEST_DEPS)
 	@bash scripts/foreign-root.sh $(if $(FOREIGN_ROOT),-r $(FOREIGN_ROOT)) \
 		$(MAKE) --no-print-directory B=$(B) $(FOREIGN_ROOT_CHECKS)
@@ -282,7 +283,7 @@ FUZZ_CC ?= clang
 FUZZ_TARGETS := fuzz_list fuzz_buildid fuzz_symbols fuzz_perfdata
 FUZZ_BINS := $(patsubst %,build/fuzz/%,$(FUZZ_TARGETS))
 FUZZ_SECONDS ?= 300
-FUZZ_CHECK_SECONDS ?= 60
+FUZZ_CHECK_SECONDS ?= 30
 FUZZ_CHECK_RUNS ?= 200000
 
 build/fuzz/fuzz_list: tests/fuzz/fuzz_list.c lib/symprov_list.c
