@@ -266,7 +266,6 @@ check-all: test check-foreign-root check-privilege lint check-abi check-valgrind
 	$(MAKE) check-perf-series
 	$(MAKE) check-perf-variants
 	$(MAKE) check-perfcache-stock
-	$(MAKE) check-perf-6.12
 
 .PHONY: check-all test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint check-hostile \
 	check-foreign-root check-perfcache-stock check-perfcache-stock-6.12 \
