@@ -30,6 +30,8 @@ check=(libcmocka-dev valgrind cppcheck clang clang-tidy libclang-rt-14-dev
 	tmux
 	# compressed perf.data files made by the tests
 	zstd
+	# libdebuginfod 0.188's double close, seen at the system calls
+	strace
 	# man pages (make check-install, man renders them), the Debian package
 	# (make check-deb: git ls-files, dpkg-buildpackage's build-essential)
 	scdoc man-db debhelper dpkg-dev build-essential git

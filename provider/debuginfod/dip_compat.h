@@ -25,7 +25,8 @@
  * debuginfod_config_cache() fclose()s an fdopen()ed descriptor, then
  * close()s it again, at the start of every query: a file another thread
  * opened in between loses its descriptor.  elfutils bug 29696, fixed in
- * 0.190 (commit 938a52c2).
+ * 0.190 (commit 938a52c2).  Each query then runs in a thread with a file
+ * table of its own (dip_apart.c).
  */
 #define DIP_DOUBLE_CLOSE (!_ELFUTILS_PREREQ(0, 190))
 

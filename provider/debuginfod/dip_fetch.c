@@ -10,6 +10,7 @@
 #define _GNU_SOURCE /* memfd_create */
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dip_apart.h"
 #include "dip_cache.h"
 #include "dip_compat.h"
 #include "dip_fetch.h"
@@ -71,6 +73,7 @@ struct dip_query {
 	bool transient; /* a miss that is a server's failure */
 	long long length; /* the body's Content-Length, or -1 */
 #if DIP_DOUBLE_CLOSE
+	bool apart; /* in a thread with a file table of its own */
 	bool setup; /* holds dip_setup_lock */
 #endif
 	/* once the client is back in the pool: */
@@ -82,17 +85,19 @@ struct dip_query {
 #if DIP_DOUBLE_CLOSE
 /*
  * libdebuginfod closes a file twice at the start of every query
- * (DIP_DOUBLE_CLOSE): a file another thread opened in between loses its
- * descriptor, and a download fails or, worse, goes to the wrong file.  A
- * query opens its files (the cache's, the download's, the sockets) before
- * its transfer starts: until then one query of this process at a time,
- * the transfers side by side.  The lock goes at the first progress call
- * of the query, or when it returns.
+ * (DIP_DOUBLE_CLOSE).  A query runs in a thread with a file table of its
+ * own (dip_apart.c); where the kernel refuses that, the queries of this
+ * process at least keep out of each other's way: a query opens its files
+ * (the cache's, the download's, the sockets) before its transfer starts,
+ * so until then one query at a time, the transfers side by side.  The
+ * lock goes at the first progress call of the query, or when it returns.
  */
 static pthread_mutex_t dip_setup_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void dip_setup_begin(struct dip_query *q)
 {
+	if (q->apart)
+		return;
 	pthread_mutex_lock(&dip_setup_lock);
 	q->setup = true;
 }
@@ -445,6 +450,89 @@ static int dip_strip_failed_attempts(const struct dip_query *q, int *fd,
 	return 0;
 }
 
+/* The query on @client, start to end: a descriptor, or -errno. */
+static int dip_query_on(struct dip_query *q, debuginfod_client *client,
+			const struct symprov_request *req, char **file)
+{
+	int fd;
+
+	dip_query_start(q, client);
+	fd = dip_query_run(q, client, req, file);
+	dip_query_end(q, client, fd);
+	return fd;
+}
+
+#if DIP_DOUBLE_CLOSE
+struct dip_query_apart {
+	struct dip_query *q;
+	const struct symprov_request *req;
+	char *file;
+	int fd;
+};
+
+static void dip_query_apart_fn(debuginfod_client *client, void *arg)
+{
+	struct dip_query_apart *a = arg;
+
+	a->q->apart = true;
+	a->fd = dip_query_on(a->q, client, a->req, &a->file);
+	a->q->apart = false;
+	/* of the thread's own table: the file is opened again by name */
+	if (a->fd >= 0) {
+		close(a->fd);
+		a->fd = 0;
+	}
+}
+
+/*
+ * The query in a thread with a file table of its own: 0 with *@fd, or
+ * -errno; -ENOEXEC when it could not run there.
+ */
+static int dip_query_apart(struct dip_query *q,
+			   const struct symprov_request *req, char **file,
+			   int *fd)
+{
+	struct dip_query_apart a = { .q = q, .req = req, .fd = -ENOMEM };
+	int err = dip_run_apart(dip_query_apart_fn, &a);
+
+	if (err) {
+		dip_log(q->host, SYMPROV_LOG_DEBUG,
+			"%s %s: no thread of its own for the query (%s): side by side with the process's files",
+			q->hex, q->target->what, strerror(-err));
+		return -ENOEXEC;
+	}
+	*file = a.file;
+	if (a.fd < 0)
+		return a.fd;
+	*fd = open(a.file, O_RDONLY | O_CLOEXEC);
+	return *fd < 0 ? -errno : 0;
+}
+#endif
+
+/*
+ * libdebuginfod's query of @q's target: a descriptor, *@file its name,
+ * or libdebuginfod's -errno.
+ */
+static int dip_query(struct dip_client_pool *pool, struct dip_query *q,
+		     const struct symprov_request *req, char **file)
+{
+	debuginfod_client *client;
+	int fd = -1;
+
+#if DIP_DOUBLE_CLOSE
+	int err = dip_query_apart(q, req, file, &fd);
+
+	if (err != -ENOEXEC)
+		return err ?: fd;
+#endif
+	client = dip_client_get(pool);
+	if (!client)
+		return -ENOMEM;
+	fd = dip_query_on(q, client, req, file);
+	dip_client_put(pool, client);
+	return fd;
+}
+
 /*
  * One query of @t of @hex, req's build ID, its file checked: 0, *path
  * and maybe *fdp (dip_fetch_target()), or a negative errno; @q says what
@@ -454,18 +542,10 @@ static int dip_fetch_query(struct dip_client_pool *pool,
 			   const struct symprov_request *req,
 			   struct dip_query *q, char **path, int *fdp)
 {
-	debuginfod_client *client;
 	char *file = NULL;
 	int fd, err;
 
-	client = dip_client_get(pool);
-	if (!client)
-		return -ENOMEM;
-	dip_query_start(q, client);
-	fd = dip_query_run(q, client, req, &file);
-	dip_query_end(q, client, fd);
-	dip_client_put(pool, client);
-
+	fd = dip_query(pool, q, req, &file);
 	err = dip_query_outcome(q, fd);
 	if (!err)
 		err = dip_strip_failed_attempts(q, &fd, file);
