@@ -23,6 +23,7 @@
 
 #include "dip_apart.h"
 #include "dip_cache.h"
+#include "dip_env.h"
 #include "dip_compat.h"
 #include "dip_fetch.h"
 #include "dip_lock.h"
@@ -120,14 +121,6 @@ static void dip_setup_done(struct dip_query *q)
 	(void)q;
 }
 #endif
-
-static time_t dip_now(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec;
-}
 
 /*
  * libdebuginfod's progress callback: 1 stops the query, and its struct
@@ -232,14 +225,6 @@ int dip_fetch(struct dip_client_pool *pool, const struct symprov_host *host,
 	struct dip_target t = { .type = type, .what = dip_type_str(type) };
 
 	return dip_fetch_target(pool, host, req, host_req, &t, path, NULL);
-}
-
-/* A whole number from the environment, or @def. */
-static long dip_env_long(const char *name, long def)
-{
-	const char *env = getenv(name);
-
-	return env ? strtol(env, NULL, 10) : def;
 }
 
 /* Hand @q to @client: its progress callback and, for a query, the log. */

@@ -33,6 +33,7 @@
 
 #include "dip_cache.h"
 #include "dip_compat.h"
+#include "dip_env.h"
 #include "dip_lock.h"
 #include "dip_host.h"
 
@@ -44,18 +45,9 @@
 
 static long dip_lock_patience(void)
 {
-	const char *env = getenv(DEBUGINFOD_TIMEOUT_ENV_VAR);
-	long s = env ? strtol(env, NULL, 10) : 0;
+	long s = dip_env_long(DEBUGINFOD_TIMEOUT_ENV_VAR, 0);
 
 	return s > 0 ? s : DIP_LOCK_PATIENCE_S;
-}
-
-static time_t dip_lock_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
 }
 
 /* The lock file, its directory made if need be: a descriptor, or -errno. */
@@ -84,7 +76,7 @@ int dip_lock_take(struct dip_lock *l, const struct symprov_host *host,
 {
 	const struct timespec pause = { 0, DIP_LOCK_POLL_MS * 1000000L };
 	long patience = dip_lock_patience();
-	time_t quiet_since = dip_lock_now();
+	time_t quiet_since = dip_now();
 	long long bytes = LLONG_MIN, now; /* none read yet */
 	char name[NAME_MAX + 1];
 	bool waiting = false;
@@ -128,8 +120,8 @@ int dip_lock_take(struct dip_lock *l, const struct symprov_host *host,
 		now = dip_cache_bytes(hex);
 		if (now != bytes) {
 			bytes = now;
-			quiet_since = dip_lock_now();
-		} else if (dip_lock_now() - quiet_since > patience) {
+			quiet_since = dip_now();
+		} else if (dip_now() - quiet_since > patience) {
 			dip_log(host, SYMPROV_LOG_INFO,
 				"%s %s: the process fetching it wrote nothing for %ld s: fetching it here too",
 				hex, what, patience);
