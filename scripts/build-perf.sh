@@ -165,15 +165,33 @@ for p in "${patchfiles[@]}"; do
 		die "${p##*/} does not apply to $(basename "$tarball")"
 done
 
-# Whatever a patch ever changed in this object directory is rebuilt.
+# What a patch ever changed in this object directory is rebuilt when it
+# is not what the last build here compiled (a patch more, or one less);
+# the rest gets the tarball's time back, which patch(1) took from it: a
+# step of the series then rebuilds what its patch changed, not what every
+# patch before it did.  No sums after a failed build: all is rebuilt.
 patched_files "${patchfiles[@]}" >>"$objdir/.patched"
 sort -u -o "$objdir/.patched" "$objdir/.patched"
 while read -r f; do
-	[ ! -e "$srcdir/$f" ] || touch "$srcdir/$f"
-done <"$objdir/.patched"
+	if [ -e "$srcdir/$f" ]; then
+		printf '%s %s\n' "$(sha256sum <"$srcdir/$f" | cut -d' ' -f1)" "$f"
+	else
+		printf 'absent %s\n' "$f"
+	fi
+done <"$objdir/.patched" >"$objdir/.patched-sums.new"
+while read -r sum f; do
+	[ -e "$srcdir/$f" ] || continue
+	if grep -qxF "$sum $f" "$objdir/.patched-sums" 2>/dev/null; then
+		touch -r "$srcdir/Makefile" "$srcdir/$f"
+	else
+		touch "$srcdir/$f"
+	fi
+done <"$objdir/.patched-sums.new"
+rm -f "$objdir/.patched-sums"
 
 rm -f "$outdir/perf" "$outdir/.stamp"
 make -C "$srcdir/tools/perf" O="$objdir" -j"$(nproc)" "${makevars[@]}"
+mv "$objdir/.patched-sums.new" "$objdir/.patched-sums"
 echo "$stamp" >"$objdir/.stamp"
 cp "$objdir/perf" "$outdir/perf"
 # the provider of perf test 'Symbol providers', found beside perf
