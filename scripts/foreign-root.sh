@@ -102,15 +102,18 @@ check_seen() {
 	rm -f "$data"
 }
 
-# Start @@ in the background and wait until it maps libc: the process is
-# then what a profile records.
+# Start @@ in the background and wait until it runs the root's program
+# and maps its libc: the process is then what a profile records.  (chroot
+# and unshare map this machine's libc before they exec that program.)
 start_from_root() {
-	local pid tries=100
+	local pid tries=100 launcher=$1 exe
 
 	"$@" &
 	pid=$!
 	pids+=("$pid")
-	while ! grep -q 'libc\.so' "/proc/$pid/maps" 2>/dev/null; do
+	while exe=$(readlink "/proc/$pid/exe" 2>/dev/null) &&
+		[ "${exe##*/}" = "$launcher" ] ||
+		! grep -q 'libc\.so' "/proc/$pid/maps" 2>/dev/null; do
 		tries=$((tries - 1))
 		[ "$tries" -gt 0 ] || die "'$*' did not start"
 		sleep 0.1
