@@ -12,7 +12,8 @@ typedef void (*dip_apart_fn)(debuginfod_client *client, void *arg);
  * own, with a client made there for it, and wait for it.  Returns 0 when
  * @fn ran; a negative errno when it could not run so (no thread, the
  * kernel refused to unshare the table: a seccomp filter, or a
- * ThreadSanitizer build), and @fn did not run.  What @fn opens is closed when it returns: it hands back names.
+ * ThreadSanitizer build), and @fn did not run.  What @fn opens is closed
+ * when it returns: it hands back names.
  */
 int dip_run_apart(dip_apart_fn fn, void *arg);
 
