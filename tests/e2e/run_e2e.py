@@ -212,6 +212,7 @@ class Runner:
         self.expected = None
         self.ref_sort = None
         self.server = None
+        self.user_ids = None  # the profile's user-space build IDs
         self.stderr_seen = {}  # stderr line -> runs that printed it
         self.t0 = time.monotonic()
 
@@ -424,9 +425,13 @@ class Runner:
         with open(self.server.log_path, "rb") as f:
             f.seek(since)
             text = f.read().decode("utf-8", "replace")
-        user = set(buildid_list(self.perf, self.p("moved.data"),
-                                clean_env(self.fresh_home("buildid-list"))
-                                ).values()) - {self.new_id}
+        # the profile's build IDs do not change: read them once
+        if self.user_ids is None:
+            self.user_ids = set(buildid_list(
+                self.perf, self.p("moved.data"),
+                clean_env(self.fresh_home("buildid-list"))).values()) - \
+                {self.new_id}
+        user = self.user_ids
         n = 0
         for bid, kind, code in re.findall(
                 r"GET /buildid/([0-9a-f]+)/(\w+)\S* (\d+) ", text):
