@@ -43,6 +43,20 @@
  *    be shown outside the section's map.
  *  - machine: EM_NONE, refused where perf would treat the symbols
  *    differently for ARM (mapping symbols, odd function addresses).
+ *
+ * A kernel module (ET_REL, linked by ld -r) is named the same way; its
+ * sections are at address 0, and perf places their symbols by file
+ * offsets instead (dso__process_kernel_symbol()): the symbols of .text
+ * at their value plus its offset, mapped by that offset, so only .text's
+ * offset need be the module's, and GNU ld writes a module's first
+ * section right after the ELF header.  perf 7.3 also maps by file
+ * offsets the code sections that follow .text in the file; their offsets
+ * are not in the tables, so a module with a symbol in a code section
+ * other than .text, .init* and .exit* is refused.  The other sections
+ * hold no data: their symbols go to maps of their own, at address 0,
+ * where no sample of the module's code lies.  Sizes are the extent of
+ * their symbols (that of .text is its size in every module of Debian's
+ * 6.12 packages).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* qsort_r */
@@ -103,6 +117,7 @@ struct dip_work {
 	struct dip_str *sorted; /* the same, by name */
 	struct dip_marker *markers;
 	size_t nr_markers;
+	bool module; /* ld -r: tools may add sections after the last (.BTF) */
 	const char *why;
 };
 
@@ -571,7 +586,7 @@ static int dip_names(struct dip_work *w)
 		v++;
 	}
 	/* what is left names sections after the last section symbol */
-	for (; v < end; v++) {
+	for (; v < end && !w->module; v++) {
 		if (!dip_reloc_target(v->s))
 			goto out_of_step;
 	}
@@ -780,6 +795,118 @@ out:
 	return err;
 }
 
+/* A module's code section perf 7.3 may map with .text, by its name. */
+static bool dip_module_code(const char *name)
+{
+	static const char *const code[] = { "text", ".altinstr", ".fixup",
+					    ".noinstr" };
+	size_t i;
+
+	for (i = 0; i < sizeof(code) / sizeof(code[0]); i++) {
+		if (strstr(name, code[i]))
+			return true;
+	}
+	return false;
+}
+
+static bool dip_init_or_exit(const char *name)
+{
+	return !strncmp(name, ".init", 5) || !strncmp(name, ".exit", 5);
+}
+
+/*
+ * The extent of each section's symbols, in w->lo: 0, or -EINVAL (w->why)
+ * for a symbol perf might place by an offset the tables do not give.
+ */
+static int dip_module_extents(struct dip_work *w)
+{
+	const char *strtab = (const char *)w->t->strtab;
+	struct dip_sym y;
+	size_t i;
+
+	for (i = 1; i < w->syms.nr; i++) {
+		unsigned char type;
+		const char *sec;
+		uint64_t end;
+
+		dip_sym_at(&w->syms, i, &y);
+		type = ELF64_ST_TYPE(y.info);
+		if (type == STT_SECTION || y.shndx == SHN_UNDEF ||
+		    y.shndx == SHN_ABS)
+			continue;
+		sec = w->name[y.shndx];
+		end = y.value + y.size;
+		if (end < y.value) {
+			w->why = "a symbol ends past 64 bits";
+			return -EINVAL;
+		}
+		if (end > w->lo[y.shndx])
+			w->lo[y.shndx] = end;
+		if (y.shndx == 1 || dip_init_or_exit(sec) || !strtab[y.name])
+			continue;
+		if (type == STT_FUNC || type == STT_GNU_IFUNC ||
+		    ((type == STT_OBJECT || type == STT_NOTYPE) &&
+		     dip_module_code(sec))) {
+			w->why = "a symbol in a code section besides .text, .init and .exit, which perf places by file offsets";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A module's section headers, but those of the three tables: .text
+ * right after the ELF header, the others without data at the end of the
+ * file.  0, or -EINVAL (w->why).
+ */
+static int dip_module_sections(struct dip_work *w, struct dip_layout *l)
+{
+	size_t i, n = w->nr_slots, note = 0;
+	int err;
+
+	if (strcmp(w->name[1], ".text") != 0 || !w->has_sym[1]) {
+		w->why = "its first section is not .text, whose offset perf maps by";
+		return -EINVAL;
+	}
+	if (l->elfclass != ELFCLASS64) {
+		w->why = "a 32-bit module, whose .text may start past the ELF header";
+		return -EINVAL;
+	}
+	err = dip_module_extents(w);
+	if (err)
+		return err;
+	l->nr = n + 3; /* .symtab, .strtab, .shstrtab */
+	l->sec = calloc(l->nr, sizeof(*l->sec));
+	if (!l->sec)
+		return -ENOMEM;
+	for (i = 1; i < n; i++) {
+		struct dip_section *s = &l->sec[i];
+
+		s->name = w->name_off[i];
+		s->type = SHT_NOBITS;
+		s->align = 1;
+		if (!w->has_sym[i])
+			continue;
+		s->flags = w->sym_in[i] ? SHF_ALLOC : 0;
+		s->size = w->lo[i];
+		if (!strcmp(w->name[i], w->t->note_name)) {
+			s->type = SHT_NOTE;
+			s->flags = SHF_ALLOC;
+			s->size = w->t->note_len;
+			s->data = w->t->note;
+			s->align = 4;
+			note = i;
+		}
+	}
+	/* without SHF_EXECINSTR: perf 7.3 maps no other section with it */
+	l->sec[1].nobits_offset = sizeof(Elf64_Ehdr);
+	if (!note) {
+		w->why = "its note section has no section symbol";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Index of the first global symbol: .symtab's sh_info. */
 static uint32_t dip_first_global(const struct dip_syms *s)
 {
@@ -844,6 +971,8 @@ int dip_layout_make(const struct dip_tables *t, const unsigned char *build_id,
 
 	memset(l, 0, sizeof(*l));
 	l->machine = EM_NONE;
+	l->type = t->module ? ET_REL : ET_EXEC;
+	w.module = t->module;
 	note = dip_layout_note_name(t->shstrtab, t->shstrtab_len, &w.why);
 	err = -EINVAL;
 	if (!note)
@@ -866,7 +995,8 @@ int dip_layout_make(const struct dip_tables *t, const unsigned char *build_id,
 	if (!err)
 		err = dip_check_names(&w);
 	if (!err)
-		err = dip_sections(&w, l);
+		err = t->module ? dip_module_sections(&w, l) :
+				  dip_sections(&w, l);
 	if (!err)
 		dip_tables_out(&w, l);
 out:

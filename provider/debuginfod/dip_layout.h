@@ -6,6 +6,7 @@
 #ifndef DIP_LAYOUT_H
 #define DIP_LAYOUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,7 @@
 
 /* The sections fetched, as the server sent them. */
 struct dip_tables {
+	bool module; /* a kernel module's (ET_REL), else a vmlinux's */
 	const unsigned char *shstrtab;
 	size_t shstrtab_len;
 	const char *note_name; /* the name of the note section fetched */
@@ -40,11 +42,14 @@ struct dip_section {
 	uint64_t align;
 	uint64_t entsize;
 	const void *data; /* size bytes, or NULL (SHT_NOBITS, SHT_NULL) */
+	/* a section without data: its offset, or 0 for the end of the file */
+	uint64_t nobits_offset;
 };
 
 struct dip_layout {
 	unsigned char elfclass; /* ELFCLASS32, ELFCLASS64 */
 	unsigned char elfdata; /* ELFDATA2LSB, ELFDATA2MSB */
+	uint16_t type; /* ET_EXEC, ET_REL */
 	uint16_t machine;
 	size_t shstrndx;
 	size_t nr; /* sections, the null one at index 0 included */
@@ -62,7 +67,8 @@ const char *dip_layout_note_name(const unsigned char *shstrtab, size_t len,
 				 const char **why);
 
 /*
- * Rebuild the section table from @t for the file with @build_id.
+ * Rebuild the section table from @t for the file with @build_id: a
+ * vmlinux's, or a kernel module's when @t->module.
  * Returns 0, or -EINVAL when the sections do not make it certain (*why
  * says what), -ENOMEM.  @l points into @t: keep @t until @l is freed.
  */

@@ -142,9 +142,17 @@ static int dip_fetch_kind(struct dip_state *st,
 	return err == -ENOENT && bad ? bad : err;
 }
 
+/* Kinds whose sections make a symbols-only file (dip_symbols). */
+static bool dip_has_symbols(const struct symprov_request *req)
+{
+	return req->kind == SYMPROV_KIND_KERNEL ||
+	       req->kind == SYMPROV_KIND_KERNEL_MODULE;
+}
+
 /*
  * -v: the whole file was supplied, and its size; for the symbols only of
- * what is not a kernel, why (dip_symbols says it for a kernel).
+ * what is neither a kernel nor a module, why (dip_symbols says it for
+ * those).
  */
 static void dip_say_whole(const struct dip_state *st,
 			  const struct symprov_request *req, const char *path)
@@ -152,12 +160,8 @@ static void dip_say_whole(const struct dip_state *st,
 	const char *why = "";
 	struct stat sb;
 
-	if (req->content == SYMPROV_CONTENT_SYMBOLS &&
-	    req->kind == SYMPROV_KIND_KERNEL_MODULE)
-		why = ": perf places a module's symbols by the file offsets of all its sections, which section queries do not give";
-	else if (req->content == SYMPROV_CONTENT_SYMBOLS &&
-		 req->kind != SYMPROV_KIND_KERNEL)
-		why = ": only a kernel's sections make a certain symbols-only file";
+	if (req->content == SYMPROV_CONTENT_SYMBOLS && !dip_has_symbols(req))
+		why = ": only the sections of a kernel or a module make a certain symbols-only file";
 	if (!stat(path, &sb)) {
 		char hex[SYMPROV_BUILD_ID_HEX_MAX];
 		const char *id = symprov_build_id_hex(req->build_id,
@@ -171,8 +175,9 @@ static void dip_say_whole(const struct dip_state *st,
 }
 
 /*
- * The symbols-only file when that will do and can be had (a kernel's),
- * else the whole: 0 and *path, or a negative errno (dip_fetch()).
+ * The symbols-only file when that will do and can be had (a kernel's, a
+ * module's), else the whole: 0 and *path, or a negative errno
+ * (dip_fetch()).
  */
 static int dip_fetch_content(struct dip_state *st,
 			     const struct symprov_request *req,
@@ -182,8 +187,7 @@ static int dip_fetch_content(struct dip_state *st,
 	int err = -EOPNOTSUPP;
 
 	*content = SYMPROV_CONTENT_FULL;
-	if (req->kind == SYMPROV_KIND_KERNEL &&
-	    req->content == SYMPROV_CONTENT_SYMBOLS) {
+	if (dip_has_symbols(req) && req->content == SYMPROV_CONTENT_SYMBOLS) {
 		err = dip_symbols_fetch(&st->pool, st->host, req, host_req,
 					path);
 		if (!err)
@@ -194,7 +198,7 @@ static int dip_fetch_content(struct dip_state *st,
 	err = dip_fetch_kind(st, req, host_req, path);
 	if (!err) {
 		dip_say_whole(st, req, *path);
-		if (req->kind == SYMPROV_KIND_KERNEL)
+		if (dip_has_symbols(req))
 			dip_symbols_superseded(req);
 	}
 	return err;

@@ -36,6 +36,7 @@ struct dip_symbols_query {
 	const struct symprov_host *host;
 	const struct symprov_request *req;
 	const struct symprov_request *host_req;
+	const char *what; /* "vmlinux", "module": for the log */
 	char hex[SYMPROV_BUILD_ID_HEX_MAX];
 };
 
@@ -96,8 +97,8 @@ static int dip_section_get(struct dip_symbols_query *q, const char *name,
 	}
 	if (err == -ENOENT || err == -EOPNOTSUPP || err == -EFBIG) {
 		dip_log(q->host, SYMPROV_LOG_INFO,
-			"vmlinux %s: no %s from the servers (%s): fetching the whole file",
-			q->hex, name,
+			"%s %s: no %s from the servers (%s): fetching the whole file",
+			q->what, q->hex, name,
 			err == -EOPNOTSUPP ? "they serve no sections" :
 			err == -EFBIG	   ? "too large" :
 					     "not found");
@@ -120,8 +121,8 @@ static char *dip_symbols_cached(struct dip_symbols_query *q, const char *file)
 				      q->req->build_id_len, &why);
 	if (!bad && !fstat(fd, &st))
 		dip_log(q->host, SYMPROV_LOG_INFO,
-			"vmlinux %s: the symbols only, %lld bytes, from the client cache",
-			q->hex, (long long)st.st_size);
+			"%s %s: the symbols only, %lld bytes, from the client cache",
+			q->what, q->hex, (long long)st.st_size);
 	close(fd);
 	if (!bad)
 		return strdup(file);
@@ -142,7 +143,7 @@ static int dip_symbols_in_cache(struct dip_symbols_query *q, const char *final,
 	if (dip_cache_holds(q->hex, "debuginfo") ||
 	    dip_cache_holds(q->hex, "executable")) {
 		dip_log(q->host, SYMPROV_LOG_DEBUG,
-			"vmlinux %s: the whole file is in the cache", q->hex);
+			"%s %s: the whole file is in the cache", q->what, q->hex);
 		return -EOPNOTSUPP;
 	}
 	*path = dip_symbols_cached(q, final);
@@ -194,31 +195,31 @@ static int dip_symbols_write(struct dip_symbols_query *q,
 	fd = dip_temp_beside(q->hex, final, tmp, sizeof(tmp));
 	if (fd < 0) {
 		dip_log(q->host, SYMPROV_LOG_WARN,
-			"vmlinux %s: cannot write the symbols-only file in the cache: %s",
-			q->hex, strerror(-fd));
+			"%s %s: cannot write the symbols-only file in the cache: %s",
+			q->what, q->hex, strerror(-fd));
 		return dip_local_err(fd);
 	}
 	err = dip_symfile_build(t, q->req->build_id, q->req->build_id_len, fd,
 				&guessed, &why);
 	if (err == -EINVAL) {
 		dip_log(q->host, SYMPROV_LOG_INFO,
-			"vmlinux %s: its sections do not make a certain symbols-only file (%s): fetching the whole file",
-			q->hex, why);
+			"%s %s: its sections do not make a certain symbols-only file (%s): fetching the whole file",
+			q->what, q->hex, why);
 		err = -EOPNOTSUPP;
 	} else if (err) {
 		dip_log(q->host, SYMPROV_LOG_WARN,
-			"vmlinux %s: cannot write %s: %s", q->hex, tmp, why);
+			"%s %s: cannot write %s: %s", q->what, q->hex, tmp, why);
 		err = dip_local_err(err);
 	} else if (fchmod(fd, 0400) || fstat(fd, &st) || rename(tmp, final)) {
 		err = -errno;
 		dip_log(q->host, SYMPROV_LOG_WARN,
-			"vmlinux %s: cannot keep %s: %s", q->hex, final,
+			"%s %s: cannot keep %s: %s", q->what, q->hex, final,
 			strerror(-err));
 		err = dip_local_err(err);
 	} else {
 		dip_log(q->host, SYMPROV_LOG_INFO,
-			"vmlinux %s: symbols only: %lld bytes from %zu bytes of %s, .symtab, .strtab, .shstrtab; %zu sections end at their last symbol",
-			q->hex, (long long)st.st_size,
+			"%s %s: symbols only: %lld bytes from %zu bytes of %s, .symtab, .strtab, .shstrtab; %zu sections end at their last symbol",
+			q->what, q->hex, (long long)st.st_size,
 			t->note_len + t->symtab_len + t->strtab_len +
 				t->shstrtab_len,
 			t->note_name, guessed);
@@ -234,13 +235,15 @@ int dip_symbols_fetch(struct dip_client_pool *pool,
 		      const struct symprov_request *req,
 		      const struct symprov_request *host_req, char **path)
 {
+	bool module = req->kind == SYMPROV_KIND_KERNEL_MODULE;
 	struct dip_symbols_query q = {
-		.pool = pool, .host = host, .req = req, .host_req = host_req
+		.pool = pool, .host = host, .req = req, .host_req = host_req,
+		.what = module ? "module" : "vmlinux"
 	};
 	unsigned char *shstrtab = NULL, *note = NULL, *symtab = NULL,
 		      *strtab = NULL;
 	struct dip_lock lock = { .fd = -1 };
-	struct dip_tables t = { 0 };
+	struct dip_tables t = { .module = module };
 	char final[PATH_MAX];
 	const char *why;
 	int err;
@@ -269,8 +272,8 @@ int dip_symbols_fetch(struct dip_client_pool *pool,
 	t.note_name = dip_layout_note_name(shstrtab, t.shstrtab_len, &why);
 	if (!t.note_name) {
 		dip_log(host, SYMPROV_LOG_INFO,
-			"vmlinux %s: no symbols-only file: %s: fetching the whole file",
-			q.hex, why);
+			"%s %s: no symbols-only file: %s: fetching the whole file",
+			q.what, q.hex, why);
 		err = -EOPNOTSUPP;
 		goto out;
 	}

@@ -3,7 +3,8 @@
  * The symbols-only file: an ELF header, the sections dip_layout rebuilt,
  * the data of the note and of the three tables as the server sent them.
  * Sections without data are SHT_NOBITS at the end of the file, so that
- * whoever reads their bytes by file offset reads nothing.
+ * whoever reads their bytes by file offset reads nothing; a module's
+ * .text keeps its offset (dip_layout), where perf maps its code.
  */
 #include <errno.h>
 #include <gelf.h>
@@ -84,14 +85,17 @@ static int dip_write(const struct dip_layout *l, int fd)
 
 		if (s->data)
 			off = dip_align(off, s->align);
-		if (dip_add_section(e, s, s->data ? off : end))
+		if (dip_add_section(e, s,
+				    s->data	       ? off :
+				    s->nobits_offset ? s->nobits_offset :
+						       end))
 			goto out;
 		if (s->data)
 			off += s->size;
 	}
 	ehdr.e_ident[EI_DATA] = l->elfdata;
 	ehdr.e_ident[EI_VERSION] = EV_CURRENT;
-	ehdr.e_type = ET_EXEC;
+	ehdr.e_type = l->type;
 	ehdr.e_machine = l->machine;
 	ehdr.e_version = EV_CURRENT;
 	ehdr.e_shoff = shoff;
