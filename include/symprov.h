@@ -122,10 +122,10 @@ extern "C" {
 
 /*
  * What is asked for, and what a provider returns for it; the host's loader
- * refuses another file.  Only a kernel comes as the symbols only
- * (SYMPROV_CONTENT_SYMBOLS): for the other kinds a provider returns the
- * whole file, content SYMPROV_CONTENT_FULL, whatever the request's
- * content.  New kinds are appended.
+ * refuses another file.  Only a kernel and a kernel module come as the
+ * symbols only (SYMPROV_CONTENT_SYMBOLS): for the other kinds a provider
+ * returns the whole file, content SYMPROV_CONTENT_FULL, whatever the
+ * request's content.  New kinds are appended.
  */
 enum symprov_kind {
 	/*
@@ -206,10 +206,19 @@ enum symprov_content {
 	 * returns the whole file instead, and says so in
 	 * symprov_result.content.
 	 *
+	 * For a kernel module (SYMPROV_KIND_KERNEL_MODULE), the same in a
+	 * relocatable object (ET_REL) whose first section is .text, at the
+	 * full file's file offset, with no section marked SHF_EXECINSTR:
+	 * perf places the symbols of .text by its file offset, and maps the
+	 * code sections that follow it by theirs, which a file rebuilt
+	 * from the tables does not have.  A module with symbols in other
+	 * code sections than .text, .init* and .exit* comes whole.  Hosts
+	 * before this rule never ask for a module's symbols only; a
+	 * provider that does not know it returns the whole module, as
+	 * before.
+	 *
 	 * For every other kind the symbols only are the whole file, content
-	 * SYMPROV_CONTENT_FULL: perf places a module's symbols by the file
-	 * offsets of all its allocated sections, which a file rebuilt from
-	 * its tables does not have, and reads a user-space object's PLT and
+	 * SYMPROV_CONTENT_FULL: perf reads a user-space object's PLT and
 	 * program headers besides its symbol tables.
 	 */
 	SYMPROV_CONTENT_SYMBOLS = 1,
@@ -258,8 +267,8 @@ struct symprov_result {
 	 * ABI 1.1, SYMPROV_FOUND only: what the file holds, an enum
 	 * symprov_content.  Leave it SYMPROV_CONTENT_FULL (0) for the whole
 	 * file, e.g. when one is at hand anyway; SYMPROV_CONTENT_SYMBOLS only
-	 * for a kernel whose request asked for it: the host refuses it
-	 * otherwise.
+	 * for a kernel or a module whose request asked for it: the host
+	 * refuses it otherwise.
 	 */
 	uint32_t content;
 };

@@ -605,7 +605,7 @@ static int slot_check_found(const struct symprov_slot *slot,
 	}
 	if (res->content != SYMPROV_CONTENT_FULL &&
 	    (!SYMPROV_HAS(req, content) || res->content != req->content ||
-	     req->kind != SYMPROV_KIND_KERNEL)) {
+	     !symprov_kind_has_symbols_only(req->kind))) {
 		loader_log(
 			host, SYMPROV_LOG_WARN,
 			"symbol provider '%s' returned %s with content %u, not what was asked for",
@@ -617,7 +617,8 @@ static int slot_check_found(const struct symprov_slot *slot,
 
 /*
  * Ask one provider; anything odd it returns becomes UNAVAILABLE, also the
- * symbols only of what is not a kernel (symprov.h: the whole file).  A
+ * symbols only of what is neither a kernel nor a module (symprov.h: the
+ * whole file).  A
  * provider of ABI 1.0 knows no content field: it gets an ABI 1.0 request,
  * for the whole file, which is what it returns.  Others get the host's
  * request as it is, whatever its size.

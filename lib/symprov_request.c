@@ -16,3 +16,9 @@ int symprov_request_check(const struct symprov_request *req,
 		return -EINVAL;
 	return 0;
 }
+
+bool symprov_kind_has_symbols_only(uint32_t kind)
+{
+	return kind == SYMPROV_KIND_KERNEL ||
+	       kind == SYMPROV_KIND_KERNEL_MODULE;
+}

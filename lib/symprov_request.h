@@ -3,6 +3,9 @@
 #ifndef SYMPROV_REQUEST_H
 #define SYMPROV_REQUEST_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "symprov.h"
 
 /*
@@ -13,5 +16,12 @@
  */
 int symprov_request_check(const struct symprov_request *req,
 			  struct symprov_request *dst);
+
+/*
+ * Whether a provider may answer @kind (enum symprov_kind) with its
+ * symbols only (SYMPROV_CONTENT_SYMBOLS): a kernel and a kernel module,
+ * whose symbol tables perf can read without their code.
+ */
+bool symprov_kind_has_symbols_only(uint32_t kind);
 
 #endif /* SYMPROV_REQUEST_H */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "symprov_keys.h"
+#include "symprov_request.h"
 #include "symprov_session.h"
 
 #define SYMPROV_MIB (1024.0 * 1024.0)
@@ -342,7 +343,8 @@ uint32_t session_content(struct symprov_session *s, uint32_t kind,
 			 uint32_t flags)
 {
 	const char *content = session_config_value(s, SYMPROV_CONFIG_CONTENT);
-	if (kind != SYMPROV_KIND_KERNEL || (flags & SYMPROV_FIND_WHOLE))
+	if (!symprov_kind_has_symbols_only(kind) ||
+	    (flags & SYMPROV_FIND_WHOLE))
 		return SYMPROV_CONTENT_FULL;
 	if (!content || !strcmp(content, "symbols"))
 		return SYMPROV_CONTENT_SYMBOLS;
@@ -508,8 +510,8 @@ void session_ask(struct symprov_session *s,
 			struct symprov_answer *ans)
 {
 	char what[160], noun[64], hex[SYMPROV_BUILD_ID_HEX_MAX];
-	bool whole_kernel = req->kind == SYMPROV_KIND_KERNEL &&
-			    req->content == SYMPROV_CONTENT_FULL;
+	bool whole_code = symprov_kind_has_symbols_only(req->kind) &&
+			  req->content == SYMPROV_CONTENT_FULL;
 
 	memset(ans, 0, sizeof(*ans));
 	ans->status = SYMPROV_DISABLED;
@@ -517,10 +519,10 @@ void session_ask(struct symprov_session *s,
 		return;
 	session_noun(noun, sizeof(noun), fo->kind, fo->dso_name);
 	symprov_build_id_hex(fo->build_id, fo->build_id_len, hex);
-	/* the whole vmlinux is hundreds of megabytes: say why */
+	/* a whole vmlinux or module is mostly DWARF and code: say why */
 	snprintf(what, sizeof(what), "%s%s %.12s%s",
 		 req->content == SYMPROV_CONTENT_SYMBOLS ? "symbols of " : "",
-		 noun, hex, whole_kernel ? ", whole: DWARF, code" : "");
+		 noun, hex, whole_code ? ", whole: DWARF, code" : "");
 	session_logf(s, SYMPROV_LOG_INFO,
 		     "asking for the %s of the %s with build ID %s",
 		     req->content == SYMPROV_CONTENT_SYMBOLS ? "symbols" :
@@ -649,7 +651,7 @@ int symprov_answer_describe(char *buf, size_t size,
 
 	session_noun(noun, sizeof(noun), req->kind, req->dso_name);
 	symprov_build_id_hex(req->build_id, req->build_id_len, hex);
-	if (req->kind == SYMPROV_KIND_KERNEL &&
+	if (symprov_kind_has_symbols_only(req->kind) &&
 	    ans->content == SYMPROV_CONTENT_FULL)
 		whole = "whole ";
 	switch (ans->status) {

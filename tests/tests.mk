@@ -156,8 +156,8 @@ check-unit: $(TEST_DEPS)
 # waiting for another: `make -j2 test` runs two at once.  TESTS= runs some
 # tests of one suite by name: make check-integration-prefetch
 # TESTS=PrefetchTest.test_real_profile
-INTEGRATION_SUITES := debuginfod symbols buildiddir check help prefetch \
-	perfdata perfcache
+INTEGRATION_SUITES := debuginfod symbols module_symbols buildiddir check help \
+	prefetch perfdata perfcache
 INTEGRATION_CHECKS := $(patsubst %,check-integration-%,$(INTEGRATION_SUITES))
 
 check-integration: $(INTEGRATION_CHECKS)

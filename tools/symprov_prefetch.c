@@ -353,8 +353,9 @@ static void pf_log(void *data, int level, const char *provider, const char *msg)
  * Copy @src, found for @job, to DIR/buildid/HEX/NAME as a debuginfod
  * server lays files out (a kernel, a module and debuginfo as debuginfo),
  * atomically: a temporary file in the same directory, synced, checked
- * again, renamed over the name.  The symbols only of a kernel do not
- * replace a file with its build ID that is there: it may be the whole.
+ * again, renamed over the name.  The symbols only of a kernel or a module
+ * do not replace a file with its build ID that is there: it may be the
+ * whole.
  * Returns 0 with *@dest the name, or a negative errno with *@step what
  * failed.
  */
@@ -380,7 +381,7 @@ static int pf_copy(const struct pf *pf, const struct pf_job *job,
 	}
 	/* the one there is complete: it was renamed in */
 	if (content == SYMPROV_CONTENT_SYMBOLS &&
-	    copy_is_checked_file(path, SYMPROV_KIND_KERNEL, job->id->build_id,
+	    copy_is_checked_file(path, job->kind, job->id->build_id,
 				 job->id->len)) {
 		err = 0;
 		goto out;

@@ -142,13 +142,6 @@ static int dip_fetch_kind(struct dip_state *st,
 	return err == -ENOENT && bad ? bad : err;
 }
 
-/* Kinds whose sections make a symbols-only file (dip_symbols). */
-static bool dip_has_symbols(const struct symprov_request *req)
-{
-	return req->kind == SYMPROV_KIND_KERNEL ||
-	       req->kind == SYMPROV_KIND_KERNEL_MODULE;
-}
-
 /*
  * -v: the whole file was supplied, and its size; for the symbols only of
  * what is neither a kernel nor a module, why (dip_symbols says it for
@@ -160,7 +153,7 @@ static void dip_say_whole(const struct dip_state *st,
 	const char *why = "";
 	struct stat sb;
 
-	if (req->content == SYMPROV_CONTENT_SYMBOLS && !dip_has_symbols(req))
+	if (req->content == SYMPROV_CONTENT_SYMBOLS && !symprov_kind_has_symbols_only(req->kind))
 		why = ": only the sections of a kernel or a module make a certain symbols-only file";
 	if (!stat(path, &sb)) {
 		char hex[SYMPROV_BUILD_ID_HEX_MAX];
@@ -187,7 +180,7 @@ static int dip_fetch_content(struct dip_state *st,
 	int err = -EOPNOTSUPP;
 
 	*content = SYMPROV_CONTENT_FULL;
-	if (dip_has_symbols(req) && req->content == SYMPROV_CONTENT_SYMBOLS) {
+	if (symprov_kind_has_symbols_only(req->kind) && req->content == SYMPROV_CONTENT_SYMBOLS) {
 		err = dip_symbols_fetch(&st->pool, st->host, req, host_req,
 					path);
 		if (!err)
@@ -198,7 +191,7 @@ static int dip_fetch_content(struct dip_state *st,
 	err = dip_fetch_kind(st, req, host_req, path);
 	if (!err) {
 		dip_say_whole(st, req, *path);
-		if (dip_has_symbols(req))
+		if (symprov_kind_has_symbols_only(req->kind))
 			dip_symbols_superseded(req);
 	}
 	return err;

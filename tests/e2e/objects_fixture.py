@@ -111,21 +111,40 @@ __attribute__((noinline)) long %(name)s_fn%(i)d(long x)
 '''
 
 
+# The sections of the kernel's scripts/module.lds that such a module has,
+# and its notes after them (kbuild's objects bring notes of their own, with
+# which ld puts the build ID): .text first, as in every module of Debian's
+# packages.
+MODULE_LDS = '''
+SECTIONS {
+	.text 0 : { *(.text .text.[0-9a-zA-Z_]*) }
+	.bss 0 : { *(.bss .bss.[0-9a-zA-Z_]*) }
+	.data 0 : { *(.data .data.[0-9a-zA-Z_]*) }
+	.rodata 0 : { *(.rodata .rodata.[0-9a-zA-Z_]*) }
+	.note.gnu.build-id 0 : { *(.note.gnu.build-id) }
+}
+'''
+
+
 def build_module(path, name, nfuncs=12):
     """PATH, an ET_REL module NAME_fn0..NAME_fnN in .text, NAME_init in
-    .init.text, with DWARF and a build ID, linked as kbuild links one."""
-    src, obj = path + '.c', path + '.o'
+    .init.text, with DWARF and a build ID, linked as kbuild links one
+    (ld -r with the sections of its module.lds)."""
+    src, obj, lds = path + '.c', path + '.o', path + '.lds'
     funcs = ''.join(MODULE_FUNC % {'name': name, 'i': i, 'mod': 7 + i}
                     for i in range(nfuncs))
     with open(src, 'w') as f:
         f.write(MODULE_SOURCE % {'name': name, 'funcs': funcs})
+    with open(lds, 'w') as f:
+        f.write(MODULE_LDS)
+    # -pg -mfentry, as Debian's kernels: every function calls __fentry__
     subprocess.run(['gcc', '-g', '-O1', '-fno-pic', '-mcmodel=kernel',
-                    '-ffreestanding', '-c', src, '-o', obj], check=True,
-                   timeout=60)
-    subprocess.run(['ld', '-r', '--build-id=sha1', '-o', path, obj],
-                   check=True, timeout=60)
-    os.unlink(src)
-    os.unlink(obj)
+                    '-ffreestanding', '-pg', '-mfentry', '-c', src, '-o',
+                    obj], check=True, timeout=60)
+    subprocess.run(['ld', '-r', '--build-id=sha1', '-T', lds, '-o', path,
+                    obj], check=True, timeout=60)
+    for f in (src, obj, lds):
+        os.unlink(f)
     return path
 
 

@@ -673,8 +673,9 @@ static void test_find_first_then_not(void **state)
 				 -EIO);
 		assert_int_equal(ans.first, i == 0);
 	}
+	/* a module, as a kernel, is asked for its symbols only */
 	assert_int_equal(asked("a", SYMPROV_KIND_KERNEL_MODULE,
-			       SYMPROV_CONTENT_FULL),
+			       SYMPROV_CONTENT_SYMBOLS),
 			 1);
 	/* another kind of the same build ID is another question */
 	assert_int_equal(
@@ -928,11 +929,11 @@ static void test_prefetch_side_by_side(void **state)
 	assert_int_equal(res.files, 4);
 	assert_int_equal(res.found, 4);
 	assert_int_equal(res.bytes, 3 * size_of(exe) + size_of(mod));
-	/* the kernel's symbols, the rest whole */
+	/* the kernel's and the module's symbols, the rest whole */
 	assert_int_equal(
 		asked("a", SYMPROV_KIND_KERNEL, SYMPROV_CONTENT_SYMBOLS), 1);
 	assert_int_equal(asked("b", SYMPROV_KIND_KERNEL_MODULE,
-			       SYMPROV_CONTENT_FULL),
+			       SYMPROV_CONTENT_SYMBOLS),
 			 1);
 	/* remembered: a find is answered at once, and not the first */
 	assert_int_equal(

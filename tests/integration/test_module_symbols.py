@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""`symprov find --kind module --symbols-only`: a kernel module's symbol
+table by section queries to a real debuginfod, the rule's fallbacks to
+the whole .ko, hostile sections.
+
+A debuginfod on 127.0.0.1 serves modules linked as kbuild links them
+(objects_fixture.build_module: .text first, -pg -mfentry), and modules the
+rule refuses; what went over the wire is read from its /metrics.  The
+fault server plays hostile sections.  perf's reading of such files is
+checked end to end (run_objects_e2e.py, test_perfcache.py); here: what the
+provider builds, what it refuses, and that nothing half-made stays in the
+client cache.
+"""
+import os
+import struct
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
+sys.path.insert(0, os.path.join(HERE, '..', 'e2e'))
+
+from debuginfod_server import metric  # noqa: E402
+from elf_fixtures import read_build_id, read_sections  # noqa: E402
+from elf_fixtures import section_bytes  # noqa: E402
+from fault_server import FaultServer  # noqa: E402
+import objects_fixture  # noqa: E402
+import server_testcase  # noqa: E402
+from server_testcase import ServerTestCase  # noqa: E402
+
+BUILD = 'build'
+TIMEOUT = 120
+SYMBOLS_FILE = 'source-symprov-symbols'
+TABLES = ('.shstrtab', '.note.gnu.build-id', '.symtab', '.strtab')
+
+# A module with a named function in a code section after .text, which
+# perf 7.3 maps by its file offset (not in the tables): comes whole.
+NOINSTR_SOURCE = r'''
+__attribute__((section(".noinstr.text"))) long nm_noinstr(long x)
+{
+	return x * 7;
+}
+long nm_fn(long x) { return nm_noinstr(x) + 1; }
+'''
+
+
+def symprov():
+    return os.path.join(BUILD, 'bin', 'symprov')
+
+
+def symbols(path):
+    """readelf's symbol table of PATH, without its header line."""
+    out = subprocess.run(['readelf', '-sW', path], capture_output=True,
+                         text=True, timeout=60, check=True).stdout
+    return out.split('\n', 1)[1]
+
+
+def build_noinstr_module(path):
+    src, obj, lds = path + '.c', path + '.o', path + '.lds'
+    with open(src, 'w') as f:
+        f.write(NOINSTR_SOURCE)
+    with open(lds, 'w') as f:
+        f.write(objects_fixture.MODULE_LDS)
+    subprocess.run(['gcc', '-g', '-O1', '-fno-pic', '-mcmodel=kernel',
+                    '-ffreestanding', '-pg', '-mfentry', '-c', src, '-o',
+                    obj], check=True, timeout=60)
+    subprocess.run(['ld', '-r', '--build-id=sha1', '-T', lds, '-o', path,
+                    obj], check=True, timeout=60)
+    for f in (src, obj, lds):
+        os.unlink(f)
+    return path
+
+
+class ModuleSymbolsTest(ServerTestCase):
+    @classmethod
+    def make_fixtures(cls, srv):
+        cls.mod = objects_fixture.build_module(
+            os.path.join(srv, 'symprov_a.ko'), 'symprov_a')
+        cls.mod2 = objects_fixture.build_module(
+            os.path.join(srv, 'symprov_b.ko'), 'symprov_b', nfuncs=5)
+        cls.noinstr = build_noinstr_module(os.path.join(srv, 'noinstr.ko'))
+        cls.bid = read_build_id(cls.mod)
+        cls.bid2 = read_build_id(cls.mod2)
+
+    def find(self, *args, env=None):
+        cmd = [symprov(), '-v', 'find', '--providers',
+               'libdebuginfodprov.so', '--kind', 'module'] + list(args)
+        return subprocess.run(cmd, env=env or self.env(), text=True,
+                              capture_output=True, timeout=TIMEOUT)
+
+    def table_bytes(self, path):
+        secs = read_sections(path)
+        return sum(secs[n][4] for n in TABLES)
+
+    def section_traffic(self):
+        m = self.server.metrics()
+        return (metric(m, 'http_responses_transfer_bytes_count',
+                       type='section'),
+                metric(m, 'http_responses_transfer_bytes_sum',
+                       type='section'))
+
+    def cache_entries(self, bid):
+        d = os.path.join(self.cache, bid)
+        return {f: os.path.getsize(os.path.join(d, f))
+                for f in os.listdir(d)} if os.path.isdir(d) else {}
+
+    def assert_found(self, res, bid, content):
+        self.assertEqual(res.returncode, 0, res.stderr)
+        path = res.stdout.strip()
+        self.assertEqual(read_build_id(path), bid)
+        self.assertIn('the symbols only' if content == 'symbols'
+                      else 'the whole file', res.stderr)
+        return path
+
+    # a real debuginfod ------------------------------------------------
+    def test_cold_then_cached(self):
+        n0, bytes0 = self.section_traffic()
+        files = self.server.responses(type='debuginfo')
+        res = self.find('--symbols-only', self.bid)
+        path = self.assert_found(res, self.bid, 'symbols')
+        self.assertEqual(os.path.basename(path), SYMBOLS_FILE)
+        n1, bytes1 = self.section_traffic()
+        # the four sections, nothing else: never the .ko
+        self.assertEqual(n1 - n0, 4)
+        self.assertEqual(bytes1 - bytes0, self.table_bytes(self.mod))
+        self.assertEqual(self.server.responses(type='debuginfo'), files)
+        self.assertEqual(sorted(self.cache_entries(self.bid)),
+                         [SYMBOLS_FILE])
+        # at most 1.2 times the tables and the section headers
+        shdrs = 64 * len(read_sections(self.mod))
+        self.assertLessEqual(os.path.getsize(path),
+                             1.2 * (self.table_bytes(self.mod) + shdrs))
+        before = self.server.responses()
+        res = self.find('--symbols-only', self.bid)
+        self.assertEqual(self.assert_found(res, self.bid, 'symbols'), path)
+        self.assertEqual(self.server.responses(), before)
+
+    def test_what_perf_reads_is_the_modules(self):
+        """The symbols as the .ko's, an ET_REL whose .text is at the .ko's
+        file offset (perf places its symbols by it), every section with a
+        symbol at its index and name, none executable (perf 7.3 maps code
+        sections after .text by offsets the file does not keep)."""
+        path = self.assert_found(self.find('--symbols-only', self.bid),
+                                 self.bid, 'symbols')
+        self.assertEqual(symbols(path), symbols(self.mod))
+        with open(path, 'rb') as f:
+            head = f.read(18)
+        self.assertEqual(struct.unpack_from('<H', head, 16)[0], 1)  # ET_REL
+        full, mine = read_sections(self.mod), read_sections(path)
+        in_use = {int(f[6]) for f in (line.split() for line in
+                                      symbols(self.mod).splitlines()[1:])
+                  if f[6].isdigit() and f[3] != 'SECTION'}
+        for name, (idx, _typ, flags, _addr, _size) in full.items():
+            if idx not in in_use:
+                continue
+            self.assertIn(name, mine)
+            self.assertEqual(mine[name][0], idx, name)
+            self.assertNotIn('X', mine[name][2], name)
+            self.assertEqual('A' in mine[name][2], 'A' in flags, name)
+
+        def text_offset(p):
+            out = subprocess.run(['readelf', '-SW', p], capture_output=True,
+                                 text=True, timeout=60, check=True).stdout
+            line = [ln for ln in out.splitlines() if ' .text ' in ln][0]
+            return int(line.split(']', 1)[1].split()[4], 16)
+        self.assertEqual(text_offset(path), text_offset(self.mod))
+        self.assertEqual(section_bytes(path, '.note.gnu.build-id'),
+                         section_bytes(self.mod, '.note.gnu.build-id'))
+
+    def test_whole_when_asked(self):
+        before = self.section_traffic()[0]
+        path = self.assert_found(self.find(self.bid2), self.bid2, 'whole')
+        self.assertEqual(self.section_traffic()[0], before)
+        with open(path, 'rb') as a, open(self.mod2, 'rb') as b:
+            self.assertEqual(a.read(), b.read())
+
+    def test_code_section_after_text_comes_whole(self):
+        bid = read_build_id(self.noinstr)
+        res = self.find('--symbols-only', bid)
+        path = self.assert_found(res, bid, 'whole')
+        self.assertIn('a symbol in a code section besides .text', res.stderr)
+        self.assertNotIn(SYMBOLS_FILE, self.cache_entries(bid))
+        self.assertEqual(os.path.getsize(path),
+                         os.path.getsize(self.noinstr))
+
+    # hostile sections -------------------------------------------------
+    def hostile(self, why, **changed):
+        """Sections as the module's but for CHANGED ({name: bytes}); the
+        .ko itself is right.  Returns the result of a symbols-only find,
+        checked to name WHY, and that no symbols-only file was kept."""
+        bodies = {n: section_bytes(self.mod, n) for n in TABLES}
+        bodies.update(changed)
+        modes = {n: 'file' for n in TABLES}
+        modes['debuginfo'] = 'file'
+        with open(self.mod, 'rb') as f:
+            body = f.read()
+        with FaultServer('status', status=404, body=body, bodies=bodies,
+                         by_type=modes, size_header=True,
+                         hang_s=30) as fault:
+            res = self.find('--symbols-only', self.bid,
+                            env=self.env(urls=fault.url,
+                                         DEBUGINFOD_TIMEOUT=5))
+        self.assertIn(why, res.stderr)
+        for name, size in self.cache_entries(self.bid).items():
+            self.assertFalse(name.startswith(SYMBOLS_FILE), name)
+        return res
+
+    def test_names_outside_the_string_table(self):
+        symtab = bytearray(section_bytes(self.mod, '.symtab'))
+        strtab = section_bytes(self.mod, '.strtab')
+        for i in range(1, len(symtab) // 24):
+            struct.pack_into('<I', symtab, 24 * i, len(strtab) + 1000 * i)
+        res = self.hostile('symbol table is damaged',
+                           **{'.symtab': bytes(symtab)})
+        self.assert_found(res, self.bid, 'whole')
+
+    def test_symbol_in_a_section_the_rebuild_left_out(self):
+        """A function in a section no section symbol announces: no
+        section header could be certain for it."""
+        symtab = bytearray(section_bytes(self.mod, '.symtab'))
+        for i in range(1, len(symtab) // 24):
+            info = symtab[24 * i + 4]
+            if info & 0xf == 2:  # STT_FUNC
+                struct.pack_into('<H', symtab, 24 * i + 6, 0xff00)
+                break
+        res = self.hostile('a symbol is in a section without section symbol',
+                           **{'.symtab': bytes(symtab)})
+        self.assert_found(res, self.bid, 'whole')
+
+    def test_section_names_damaged(self):
+        names = section_bytes(self.mod, '.shstrtab')
+        res = self.hostile('fetching the whole file',
+                           **{'.shstrtab': names.replace(b'\0', b'x')})
+        self.assert_found(res, self.bid, 'whole')
+
+    def test_note_of_another_module(self):
+        res = self.hostile('does not carry the build ID asked for', **{
+            '.note.gnu.build-id': section_bytes(self.mod2,
+                                                '.note.gnu.build-id')})
+        self.assert_found(res, self.bid, 'whole')
+
+
+if __name__ == '__main__':
+    sys.exit(server_testcase.run_main('module symbols',
+                                      sys.modules[__name__]))
