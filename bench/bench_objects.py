@@ -3,7 +3,8 @@
 objects,types).
 
 objects: every module of the -dbg package, the whole .ko against its
-symbol tables (what a symbols-only file would hold); a profile of the
+symbol tables (what a symbols-only file holds); the profile's modules
+fetched cold through the link, whole against symbols only; a profile of the
 kernel and four of the package's modules through a 20 Mbit/s link with a
 round trip of RTT seconds, its files fetched one at a time (symprov.jobs
 = 1) against side by side (the default, 4); 8 perf reports at once on the
@@ -66,9 +67,8 @@ def module_sizes(su, kos):
                    'in all (median of the per-module ratios %.3f)'
                    % statistics.median(ratios), summary([sum(tabs)]), 'B',
                    summary([sum(full)]), sum(tabs) / sum(full),
-                   detail='the provider sends the whole .ko: perf places '
-                   "a module's symbols by the file offsets of all its "
-                   'sections')
+                   detail="what a module's symbols-only file holds, "
+                   'with its section headers')
 
 
 def served_dir(su, name, files):
@@ -134,6 +134,43 @@ def side_by_side(su, server, data, rounds):
                        / 1048576))
 
 
+def module_content(su, server, mods, rounds):
+    """The profile's modules fetched cold through the link, each whole
+    against its symbols only (symprov find, one after the other)."""
+    def case(opts):
+        def run():
+            cache = su.dir('cache-content')
+            env = su.client_env(proxy.url, cache)
+
+            def fetch():
+                out = {'s': 0.0}
+                for m in mods:
+                    out['s'] += timed(su.symprov_find(
+                        m.build_id, '--kind', 'module', *opts), env)['s']
+                return out
+            return bench_fetch.counted(server, fetch)
+        return run
+
+    with ThrottleProxy(server.port, MBIT, hold=RTT) as proxy:
+        log('%d Mbit/s link: %d round(s) of %d modules cold, whole and '
+            'symbols only' % (MBIT, rounds, len(mods)))
+        data_ = interleave([('whole', case(())),
+                            ('symbols', case(('--symbols-only',)))],
+                           rounds, warmup=0)
+    su.results.raw['objects_content'] = data_
+    for what in ('bytes', 's'):
+        sym, whole = (summary(column(data_[n], what))
+                      for n in ('symbols', 'whole'))
+        su.results.add('o', '%d modules of the profile (%s) cold through '
+                       'the %d Mbit/s link: symbols only vs whole, %s' % (
+                           len(mods), ', '.join(m.short for m in mods),
+                           MBIT, 'bytes at the server' if what == 'bytes'
+                           else 'wall time'), sym,
+                       'B' if what == 'bytes' else 's', whole,
+                       bench_fetch.ratio(sym, whole), '< 1',
+                       verdict(sym['median'] < whole['median']))
+
+
 def processes(su, server, data):
     def reports(n):
         env = report_env(su, server.url, su.dir('cache-procs'))
@@ -160,12 +197,13 @@ def objects(su, rounds):
     chosen = [p for p in kos if os.path.basename(p) in PROFILE_MODULES]
     if len(chosen) != len(PROFILE_MODULES):
         raise BenchError('the package lacks one of %s' % (PROFILE_MODULES,))
-    data, _ = profile_of_modules(su, chosen)
+    data, mods = profile_of_modules(su, chosen)
     root = served_dir(su, 'srv-objects', [su.kernel['vmlinux']] + chosen)
     with DebuginfodServer(root, extra_args=['-F', '-L'],
                           index_timeout=1800) as srv:
         side_by_side(su, srv, data, rounds)
         processes(su, srv, data)
+        module_content(su, srv, mods, rounds)
 
 
 def type_sections(path):

@@ -211,8 +211,11 @@ enum symprov_content {
 	 * full file's file offset, with no section marked SHF_EXECINSTR:
 	 * perf places the symbols of .text by its file offset, and maps the
 	 * code sections that follow it by theirs, which a file rebuilt
-	 * from the tables does not have.  A module with symbols in other
-	 * code sections than .text, .init* and .exit* comes whole.  Hosts
+	 * from the tables does not have.  Any other section may have no
+	 * name and no SHF_ALLOC where the tables do not tell its name: perf
+	 * places the symbols of those sections at no address a sample of
+	 * the module has.  A module with functions in other code sections
+	 * than .text, .init* and .exit* comes whole.  Hosts
 	 * before this rule never ask for a module's symbols only; a
 	 * provider that does not know it returns the whole module, as
 	 * before.

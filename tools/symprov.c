@@ -61,7 +61,8 @@ static const char *const cli_notes[] = {
 	"LIST is a ':'-separated list of providers (default: $" SYMPROV_LIST_ENV
 	").\n",
 	"--symbols-only: a file with the symbol table will do (a kernel: a few MB\n"
-	"instead of its whole debuginfo); -v says what was found and its size.\n",
+	"instead of its whole debuginfo, a module: kB); -v says what was found\n"
+	"and its size.\n",
 };
 
 static int cmd_find(struct cli *cli, int argc, char **argv);
@@ -93,11 +94,12 @@ static const struct cli_command {
 	  "                         [--symbols-only | --full]\n",
 	  CLI_NOTE_LIST | CLI_NOTE_SYMBOLS_ONLY,
 	  "prefetch asks for every file the profile names, in its build ID table or\n"
-	  "its events (kernel symbols only unless --full).  --perf-cache puts what\n"
-	  "this machine lacks into perf's own build-id cache (buildid.dir in perf's\n"
-	  "config, else ~/.debug), where the perf you have reads them: run perf\n"
-	  "report afterwards.  --into copies them into DIR in a debuginfod\n"
-	  "server's layout, for libbuildiddirprov.so on a machine without a network.\n"
+	  "its events (the kernel's and modules' symbols only unless --full).\n"
+	  "--perf-cache puts what this machine lacks into perf's own build-id\n"
+	  "cache (buildid.dir in perf's config, else ~/.debug), where the perf you\n"
+	  "have reads them: run perf report afterwards.  --into copies them into\n"
+	  "DIR in a debuginfod server's layout, for libbuildiddirprov.so on a\n"
+	  "machine without a network.\n"
 	  "It exits as find does: 0 when every kernel, module and executable was\n"
 	  "found, 2 when one was not.\n" },
 	{ "list", cmd_list, "list [--providers LIST]\n", CLI_NOTE_LIST,

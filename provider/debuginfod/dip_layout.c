@@ -11,7 +11,9 @@
  *
  * Exact, from the data:
  *  - byte order: the build-ID note decodes in one order only;
- *  - class: the symbol table parses as 64-bit or 32-bit entries, not both;
+ *  - class: the symbol table parses as 64-bit or 32-bit entries, not
+ *    both, or in one of them only with its section symbols first, as
+ *    GNU ld writes them;
  *  - index and address of every section that has a section symbol
  *    (STT_SECTION: st_shndx, st_value), which GNU ld writes, in section
  *    order, for every section of a kernel linked with --emit-relocs (x86:
@@ -56,7 +58,13 @@
  * hold no data: their symbols go to maps of their own, at address 0,
  * where no sample of the module's code lies.  Sizes are the extent of
  * their symbols (that of .text is its size in every module of Debian's
- * 6.12 packages).
+ * 6.12 packages).  So their names matter to no sample either: a section
+ * whose name was left out with no relocation section after it to tell it
+ * (.data, the tail of .init.data) is left unnamed and not loaded, with the
+ * others whose names might be shifted by it; a function in one of them,
+ * or a first section without functions, is refused.  On Debian's 6.12
+ * cloud package, 1,061 of its 1,138 modules are rebuilt: 59,280 sections
+ * named as in the .ko, none named otherwise, 281 unnamed.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* qsort_r */
@@ -91,6 +99,8 @@ struct dip_syms {
 	size_t entsize;
 	bool is64;
 	bool msb;
+	/* its section symbols are symbols 1 to n, in section order */
+	bool sections_first;
 };
 
 /* A section start a symbol marks: a kernel convention, or __start_X. */
@@ -340,6 +350,7 @@ static size_t dip_syms_parse(const struct dip_tables *t, bool is64, bool msb,
 			     struct dip_syms *s)
 {
 	size_t i, last = 0;
+	bool in_run = true;
 	struct dip_sym y;
 
 	s->p = t->symtab;
@@ -350,6 +361,7 @@ static size_t dip_syms_parse(const struct dip_tables *t, bool is64, bool msb,
 	    t->symtab_len > DIP_LAYOUT_TABLE_MAX)
 		return 0;
 	s->nr = t->symtab_len / s->entsize;
+	s->sections_first = true;
 	for (i = 0; i < s->entsize; i++) {
 		if (t->symtab[i])
 			return 0;
@@ -358,10 +370,14 @@ static size_t dip_syms_parse(const struct dip_tables *t, bool is64, bool msb,
 		dip_sym_at(s, i, &y);
 		if (y.name >= t->strtab_len)
 			return 0;
-		if (ELF64_ST_TYPE(y.info) != STT_SECTION)
+		if (ELF64_ST_TYPE(y.info) != STT_SECTION) {
+			in_run = false;
 			continue;
+		}
 		if (!y.shndx || y.shndx >= DIP_LAYOUT_SECTIONS_MAX)
 			return 0;
+		if (!in_run || y.shndx <= last)
+			s->sections_first = false;
 		if (y.shndx > last)
 			last = y.shndx;
 	}
@@ -385,6 +401,17 @@ static int dip_class(struct dip_work *w, struct dip_layout *l)
 	}
 	n64 = dip_syms_parse(w->t, true, msb, &s64);
 	n32 = dip_syms_parse(w->t, false, msb, &s32);
+	/*
+	 * GNU ld writes the section symbols first; read in the other
+	 * class, the same bytes give a section symbol every third symbol
+	 * at most.
+	 */
+	if (n64 && n32 && s64.sections_first != s32.sections_first) {
+		if (s64.sections_first)
+			n32 = 0;
+		else
+			n64 = 0;
+	}
 	if (!n64 == !n32) {
 		w->why = n64 ? "its symbol table reads as 32 and as 64 bits" :
 			       "its symbol table is damaged";
@@ -561,7 +588,7 @@ static const char *dip_left_out(struct dip_work *w, size_t i,
 static int dip_names(struct dip_work *w)
 {
 	const struct dip_str *v = w->strs + 3, *end = w->strs + w->nr_strs;
-	size_t i;
+	size_t i, j, since = 1; /* the first slot whose name is not sure */
 
 	for (i = 1; i < w->nr_slots; i++) {
 		const char *left = NULL;
@@ -572,6 +599,24 @@ static int dip_names(struct dip_work *w)
 			if (!dip_tail_offset(w, left, &w->name_off[i]))
 				goto out_of_step;
 			w->name[i] = left;
+			since = i + 1;
+			continue;
+		}
+		/*
+		 * A module's section left out with no relocations after it
+		 * (a section with a section symbol is no relocation section):
+		 * which one of those since the last sure name it is, the
+		 * tables do not tell, nor its name.  They all go unnamed;
+		 * perf places none of their symbols where a sample can be
+		 * (dip_module_sections()).
+		 */
+		if (w->module && w->has_sym[i] &&
+		    (v == end || dip_reloc_target(v->s))) {
+			for (j = since; j <= i; j++) {
+				w->name[j] = "";
+				w->name_off[j] = 0;
+			}
+			since = i + 1;
 			continue;
 		}
 		if (v == end)
@@ -581,6 +626,8 @@ static int dip_names(struct dip_work *w)
 		    (!dip_reloc_target(v->s) || i == 1 ||
 		     strcmp(dip_reloc_target(v->s), w->name[i - 1]) != 0))
 			goto out_of_step;
+		if (!w->has_sym[i])
+			since = i + 1;
 		w->name[i] = v->s;
 		w->name_off[i] = v->off;
 		v++;
@@ -614,6 +661,9 @@ static int dip_check_names(struct dip_work *w)
 			(struct dip_str){ .s = w->name[i], .off = (uint32_t)i };
 	qsort(by_name, n, sizeof(*by_name), dip_str_cmp);
 	for (i = 1; i < n; i++) {
+		/* the names a module's tables do not tell */
+		if (!*by_name[i].s)
+			continue;
 		if (!strcmp(by_name[i - 1].s, by_name[i].s)) {
 			w->why = "two of its sections have the same name";
 			err = -EINVAL;
@@ -821,6 +871,7 @@ static bool dip_init_or_exit(const char *name)
 static int dip_module_extents(struct dip_work *w)
 {
 	const char *strtab = (const char *)w->t->strtab;
+	bool text_funcs = false;
 	struct dip_sym y;
 	size_t i;
 
@@ -842,14 +893,22 @@ static int dip_module_extents(struct dip_work *w)
 		}
 		if (end > w->lo[y.shndx])
 			w->lo[y.shndx] = end;
+		if (y.shndx == 1 && (type == STT_FUNC || type == STT_GNU_IFUNC))
+			text_funcs = true;
 		if (y.shndx == 1 || dip_init_or_exit(sec) || !strtab[y.name])
 			continue;
 		if (type == STT_FUNC || type == STT_GNU_IFUNC ||
 		    ((type == STT_OBJECT || type == STT_NOTYPE) &&
 		     dip_module_code(sec))) {
-			w->why = "a symbol in a code section besides .text, .init and .exit, which perf places by file offsets";
+			w->why =
+				"a symbol in a code section besides .text, .init and .exit, which perf places by file offsets";
 			return -EINVAL;
 		}
+	}
+	/* a section left out in .shstrtab before .text would shift names */
+	if (!text_funcs) {
+		w->why = "its first section holds no function, as .text does";
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -864,12 +923,14 @@ static int dip_module_sections(struct dip_work *w, struct dip_layout *l)
 	size_t i, n = w->nr_slots, note = 0;
 	int err;
 
-	if (strcmp(w->name[1], ".text") != 0 || !w->has_sym[1]) {
-		w->why = "its first section is not .text, whose offset perf maps by";
+	if (!w->has_sym[1] || !w->name[1] || strcmp(w->name[1], ".text") != 0) {
+		w->why =
+			"its first section is not .text, whose offset perf maps by";
 		return -EINVAL;
 	}
 	if (l->elfclass != ELFCLASS64) {
-		w->why = "a 32-bit module, whose .text may start past the ELF header";
+		w->why =
+			"a 32-bit module, whose .text may start past the ELF header";
 		return -EINVAL;
 	}
 	err = dip_module_extents(w);
@@ -887,7 +948,8 @@ static int dip_module_sections(struct dip_work *w, struct dip_layout *l)
 		s->align = 1;
 		if (!w->has_sym[i])
 			continue;
-		s->flags = w->sym_in[i] ? SHF_ALLOC : 0;
+		/* a name not told: not loaded, so perf skips its symbols */
+		s->flags = w->sym_in[i] && *w->name[i] ? SHF_ALLOC : 0;
 		s->size = w->lo[i];
 		if (!strcmp(w->name[i], w->t->note_name)) {
 			s->type = SHT_NOTE;

@@ -153,7 +153,8 @@ static void dip_say_whole(const struct dip_state *st,
 	const char *why = "";
 	struct stat sb;
 
-	if (req->content == SYMPROV_CONTENT_SYMBOLS && !symprov_kind_has_symbols_only(req->kind))
+	if (req->content == SYMPROV_CONTENT_SYMBOLS &&
+	    !symprov_kind_has_symbols_only(req->kind))
 		why = ": only the sections of a kernel or a module make a certain symbols-only file";
 	if (!stat(path, &sb)) {
 		char hex[SYMPROV_BUILD_ID_HEX_MAX];
@@ -180,7 +181,8 @@ static int dip_fetch_content(struct dip_state *st,
 	int err = -EOPNOTSUPP;
 
 	*content = SYMPROV_CONTENT_FULL;
-	if (symprov_kind_has_symbols_only(req->kind) && req->content == SYMPROV_CONTENT_SYMBOLS) {
+	if (symprov_kind_has_symbols_only(req->kind) &&
+	    req->content == SYMPROV_CONTENT_SYMBOLS) {
 		err = dip_symbols_fetch(&st->pool, st->host, req, host_req,
 					path);
 		if (!err)

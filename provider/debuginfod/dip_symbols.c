@@ -143,7 +143,8 @@ static int dip_symbols_in_cache(struct dip_symbols_query *q, const char *final,
 	if (dip_cache_holds(q->hex, "debuginfo") ||
 	    dip_cache_holds(q->hex, "executable")) {
 		dip_log(q->host, SYMPROV_LOG_DEBUG,
-			"%s %s: the whole file is in the cache", q->what, q->hex);
+			"%s %s: the whole file is in the cache", q->what,
+			q->hex);
 		return -EOPNOTSUPP;
 	}
 	*path = dip_symbols_cached(q, final);
@@ -207,14 +208,13 @@ static int dip_symbols_write(struct dip_symbols_query *q,
 			q->what, q->hex, why);
 		err = -EOPNOTSUPP;
 	} else if (err) {
-		dip_log(q->host, SYMPROV_LOG_WARN,
-			"%s %s: cannot write %s: %s", q->what, q->hex, tmp, why);
+		dip_log(q->host, SYMPROV_LOG_WARN, "%s %s: cannot write %s: %s",
+			q->what, q->hex, tmp, why);
 		err = dip_local_err(err);
 	} else if (fchmod(fd, 0400) || fstat(fd, &st) || rename(tmp, final)) {
 		err = -errno;
-		dip_log(q->host, SYMPROV_LOG_WARN,
-			"%s %s: cannot keep %s: %s", q->what, q->hex, final,
-			strerror(-err));
+		dip_log(q->host, SYMPROV_LOG_WARN, "%s %s: cannot keep %s: %s",
+			q->what, q->hex, final, strerror(-err));
 		err = dip_local_err(err);
 	} else {
 		dip_log(q->host, SYMPROV_LOG_INFO,
@@ -236,10 +236,11 @@ int dip_symbols_fetch(struct dip_client_pool *pool,
 		      const struct symprov_request *host_req, char **path)
 {
 	bool module = req->kind == SYMPROV_KIND_KERNEL_MODULE;
-	struct dip_symbols_query q = {
-		.pool = pool, .host = host, .req = req, .host_req = host_req,
-		.what = module ? "module" : "vmlinux"
-	};
+	struct dip_symbols_query q = { .pool = pool,
+				       .host = host,
+				       .req = req,
+				       .host_req = host_req,
+				       .what = module ? "module" : "vmlinux" };
 	unsigned char *shstrtab = NULL, *note = NULL, *symtab = NULL,
 		      *strtab = NULL;
 	struct dip_lock lock = { .fd = -1 };

@@ -86,7 +86,7 @@ static int dip_write(const struct dip_layout *l, int fd)
 		if (s->data)
 			off = dip_align(off, s->align);
 		if (dip_add_section(e, s,
-				    s->data	       ? off :
+				    s->data	     ? off :
 				    s->nobits_offset ? s->nobits_offset :
 						       end))
 			goto out;

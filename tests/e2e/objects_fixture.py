@@ -21,7 +21,8 @@ count per (dso, symbol).
 
 Importable: Module, module_functions(), splice_modules(); build_module()
 makes a module with the toolchain, as kbuild does (gcc -g -c, then ld -r
-with a build ID), with kernel-like sections; build_user_object() a shared
+with a build ID), with kernel-like sections, build_module_of() one of
+given C source; build_user_object() a shared
 object and a program using it, with static functions, for a profile of
 user-space code whose files are then taken away.
 """
@@ -130,11 +131,17 @@ def build_module(path, name, nfuncs=12):
     """PATH, an ET_REL module NAME_fn0..NAME_fnN in .text, NAME_init in
     .init.text, with DWARF and a build ID, linked as kbuild links one
     (ld -r with the sections of its module.lds)."""
-    src, obj, lds = path + '.c', path + '.o', path + '.lds'
     funcs = ''.join(MODULE_FUNC % {'name': name, 'i': i, 'mod': 7 + i}
                     for i in range(nfuncs))
+    return build_module_of(path, MODULE_SOURCE % {'name': name,
+                                                  'funcs': funcs})
+
+
+def build_module_of(path, source):
+    """PATH, the module of C SOURCE, compiled and linked as kbuild does."""
+    src, obj, lds = path + '.c', path + '.o', path + '.lds'
     with open(src, 'w') as f:
-        f.write(MODULE_SOURCE % {'name': name, 'funcs': funcs})
+        f.write(source)
     with open(lds, 'w') as f:
         f.write(MODULE_LDS)
     # -pg -mfentry, as Debian's kernels: every function calls __fentry__

@@ -1077,6 +1077,22 @@ class Runner:
                 rc, term.restored()))
 
     @staticmethod
+    def annotate_in_tui(term, sym, line_of):
+        """In perf report's browser: show SYM alone ('/'), then its
+        annotation ('a'); LINE_OF(sym) is how its line reads.  Returns the
+        annotation's screen."""
+        term.keys("/")
+        term.wait_for(lambda s: "Symbol to show" in s, 10,
+                      "the filter prompt")
+        term.literal(sym)
+        term.keys("Enter")
+        term.wait_for(lambda s: "Symbol to show" not in s and
+                      line_of(sym) in s.split("\n")[2], 20, sym + " filtered")
+        term.keys("a")
+        return term.wait_for(lambda s: s.split("\n")[1].startswith(sym) and
+                             "Percent" in s, 60, "the annotation of " + sym)
+
+    @staticmethod
     def expect_tui_lines(term, line):
         """The help line showed line, never perf's "No kallsyms"."""
         if term.ever(NO_KALLSYMS_MSG):
@@ -1192,17 +1208,7 @@ class Runner:
             term.wait_for(lambda s: "[k] " + sym in s, 60,
                           "the browser with " + sym)
             self.expect_traffic(before, {}, "before annotating")
-            term.keys("/")
-            term.wait_for(lambda s: "Symbol to show" in s, 10,
-                          "the filter prompt")
-            term.literal(sym)
-            term.keys("Enter")
-            term.wait_for(lambda s: "Symbol to show" not in s and
-                          "[k] " + sym in s.split("\n")[2], 20,
-                          sym + " filtered")
-            term.keys("a")
-            term.wait_for(lambda s: s.split("\n")[1].startswith(sym) and
-                          "Percent" in s, 60, "the annotation of " + sym)
+            self.annotate_in_tui(term, sym, lambda x: "[k] " + x)
             self.expect_traffic(before, self.ONE_FETCH, "annotate")
             term.keys("q")
             term.wait_for(lambda s: "[k] " + sym in s, 10, "back")

@@ -46,6 +46,9 @@ the stripped objects and their debug files.  Checks:
   tui             perf report's TUI behind the holding server: one
                   progress box for all the objects, then the browser with
                   a module's symbols
+  tui annotate    the TUI with a module's symbols only, then its annotate
+                  action on a module function: the whole .ko asked once,
+                  its code on the screen
 
 --libc-debs DIR (DIR has libc6_*.deb and libc6-dbg_*.deb of another
 release, e.g. 2.36-9+deb12u7; not in make check) also records the program
@@ -413,6 +416,41 @@ class Runner(Checks):
                           'the browser with ' + sym)
             run_e2e.Runner.quit_tui(term)
 
+    def step_tui_annotate_module(self):
+        """perf report's TUI reads a module's symbols only; its annotate
+        action on a module function asks for the whole .ko, once, and
+        shows its code."""
+        m = self.mods[0]
+        sym = min((-n, s) for (d, s), n in self.want.items()
+                  if d == m.short)[1]
+        whole = 'GET /buildid/%s/debuginfo' % m.build_id
+
+        def asked(proxy):
+            return [r for r in proxy.requests if r.startswith(whole)]
+        with ThrottleProxy(self.server.port, max_seconds=900) as proxy, \
+                Terminal(self.work, 'objects-tui-annotate') as term:
+            env = self.env(proxy.url, self.fresh('cache-tui-annotate'))
+            term.start([self.perf, 'report', '-i', self.p('moved.data'),
+                        '--sort', 'sym', '--dsos', m.short], env)
+            term.wait_for(lambda s: 'Samples:' in s and sym in s, 120,
+                          'the browser with ' + sym)
+            if asked(proxy):
+                raise E2EError('the whole %s asked before annotate: %s' % (
+                    m.short, proxy.requests))
+            screen = run_e2e.Runner.annotate_in_tui(term, sym, lambda x: x)
+            if len(asked(proxy)) != 1:
+                raise E2EError('annotate asked the whole %s %d times' % (
+                    m.short, len(asked(proxy))))
+            if not re.search(r'\b(mov|imul|add|lea|cmp|ret)', screen):
+                raise E2EError('annotate shows no code of %s:\n%s' % (
+                    sym, screen))
+            term.keys('q')
+            term.wait_for(lambda s: sym in s and 'Percent' not in s, 10,
+                          'back')
+            run_e2e.Runner.quit_tui(term)
+        log('tui annotate: %s of %s symbols only, then the whole .ko for '
+            'its annotation' % (sym, m.short))
+
     # a libc of another release -------------------------------------------
     def step_libc(self):
         debs = self.args.libc_debs
@@ -491,6 +529,7 @@ class Runner(Checks):
                 self.check('processes', self.step_processes)
                 self.check('offline', self.step_offline)
                 self.check('tui', self.step_tui)
+                self.check('tui annotate', self.step_tui_annotate_module)
         self.check('module tree', self.step_module_tree)
         self.check('debug-only .ko', self.step_debug_only)
         if self.args.libc_debs:

@@ -14,24 +14,22 @@ client cache.
 """
 import os
 import struct
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 sys.path.insert(0, os.path.join(HERE, '..', 'e2e'))
 
-from debuginfod_server import metric  # noqa: E402
 from elf_fixtures import read_build_id, read_sections  # noqa: E402
 from elf_fixtures import section_bytes  # noqa: E402
+from elf_mutate import ElfImage  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
 import objects_fixture  # noqa: E402
 import server_testcase  # noqa: E402
-from server_testcase import ServerTestCase  # noqa: E402
+from symbols_testcase import (SYMBOLS_FILE, SymbolsTestCase,  # noqa: E402
+                              symbols)
 
-BUILD = 'build'
-TIMEOUT = 120
-SYMBOLS_FILE = 'source-symprov-symbols'
+SHF_ALLOC = 2
 TABLES = ('.shstrtab', '.note.gnu.build-id', '.symtab', '.strtab')
 
 # A module with a named function in a code section after .text, which
@@ -45,73 +43,37 @@ long nm_fn(long x) { return nm_noinstr(x) + 1; }
 '''
 
 
-def symprov():
-    return os.path.join(BUILD, 'bin', 'symprov')
+# .data, with nothing to relocate, is the tail of .init.data in
+# .shstrtab: the tables tell neither which section it is nor its name.
+UNTOLD_SOURCE = r'''
+int ut_plain = 3;
+__attribute__((section(".init.data"))) int ut_init_table[4] = { 1, 2, 3, 4 };
+__attribute__((section(".init.text"))) int init_module(void)
+{
+	return ut_init_table[1];
+}
+long ut_fn(long x) { return x * ut_plain; }
+'''
 
 
-def symbols(path):
-    """readelf's symbol table of PATH, without its header line."""
-    out = subprocess.run(['readelf', '-sW', path], capture_output=True,
-                         text=True, timeout=60, check=True).stdout
-    return out.split('\n', 1)[1]
+class ModuleSymbolsTest(SymbolsTestCase):
+    TABLES = TABLES
 
-
-def build_noinstr_module(path):
-    src, obj, lds = path + '.c', path + '.o', path + '.lds'
-    with open(src, 'w') as f:
-        f.write(NOINSTR_SOURCE)
-    with open(lds, 'w') as f:
-        f.write(objects_fixture.MODULE_LDS)
-    subprocess.run(['gcc', '-g', '-O1', '-fno-pic', '-mcmodel=kernel',
-                    '-ffreestanding', '-pg', '-mfentry', '-c', src, '-o',
-                    obj], check=True, timeout=60)
-    subprocess.run(['ld', '-r', '--build-id=sha1', '-T', lds, '-o', path,
-                    obj], check=True, timeout=60)
-    for f in (src, obj, lds):
-        os.unlink(f)
-    return path
-
-
-class ModuleSymbolsTest(ServerTestCase):
     @classmethod
     def make_fixtures(cls, srv):
         cls.mod = objects_fixture.build_module(
             os.path.join(srv, 'symprov_a.ko'), 'symprov_a')
         cls.mod2 = objects_fixture.build_module(
             os.path.join(srv, 'symprov_b.ko'), 'symprov_b', nfuncs=5)
-        cls.noinstr = build_noinstr_module(os.path.join(srv, 'noinstr.ko'))
+        cls.noinstr = objects_fixture.build_module_of(
+            os.path.join(srv, 'noinstr.ko'), NOINSTR_SOURCE)
+        cls.untold = objects_fixture.build_module_of(
+            os.path.join(srv, 'untold.ko'), UNTOLD_SOURCE)
         cls.bid = read_build_id(cls.mod)
         cls.bid2 = read_build_id(cls.mod2)
 
     def find(self, *args, env=None):
-        cmd = [symprov(), '-v', 'find', '--providers',
-               'libdebuginfodprov.so', '--kind', 'module'] + list(args)
-        return subprocess.run(cmd, env=env or self.env(), text=True,
-                              capture_output=True, timeout=TIMEOUT)
-
-    def table_bytes(self, path):
-        secs = read_sections(path)
-        return sum(secs[n][4] for n in TABLES)
-
-    def section_traffic(self):
-        m = self.server.metrics()
-        return (metric(m, 'http_responses_transfer_bytes_count',
-                       type='section'),
-                metric(m, 'http_responses_transfer_bytes_sum',
-                       type='section'))
-
-    def cache_entries(self, bid):
-        d = os.path.join(self.cache, bid)
-        return {f: os.path.getsize(os.path.join(d, f))
-                for f in os.listdir(d)} if os.path.isdir(d) else {}
-
-    def assert_found(self, res, bid, content):
-        self.assertEqual(res.returncode, 0, res.stderr)
-        path = res.stdout.strip()
-        self.assertEqual(read_build_id(path), bid)
-        self.assertIn('the symbols only' if content == 'symbols'
-                      else 'the whole file', res.stderr)
-        return path
+        return super().find('--kind', 'module', *args, env=env)
 
     # a real debuginfod ------------------------------------------------
     def test_cold_then_cached(self):
@@ -160,10 +122,9 @@ class ModuleSymbolsTest(ServerTestCase):
             self.assertEqual('A' in mine[name][2], 'A' in flags, name)
 
         def text_offset(p):
-            out = subprocess.run(['readelf', '-SW', p], capture_output=True,
-                                 text=True, timeout=60, check=True).stdout
-            line = [ln for ln in out.splitlines() if ' .text ' in ln][0]
-            return int(line.split(']', 1)[1].split()[4], 16)
+            with open(p, 'rb') as f:
+                img = ElfImage(f.read())
+            return img.shdr(img.section('.text'), 'sh_offset')
         self.assertEqual(text_offset(path), text_offset(self.mod))
         self.assertEqual(section_bytes(path, '.note.gnu.build-id'),
                          section_bytes(self.mod, '.note.gnu.build-id'))
@@ -183,6 +144,36 @@ class ModuleSymbolsTest(ServerTestCase):
         self.assertNotIn(SYMBOLS_FILE, self.cache_entries(bid))
         self.assertEqual(os.path.getsize(path),
                          os.path.getsize(self.noinstr))
+
+    def test_section_names_the_tables_do_not_tell(self):
+        """.data is left out of .shstrtab (the tail of .init.data) with no
+        .rela.data after it: the sections since the last certain name go
+        unnamed and not loaded (perf puts their symbols at no address a
+        sample has); every name given is the .ko's; .text is .text."""
+        bid = read_build_id(self.untold)
+        path = self.assert_found(self.find('--symbols-only', bid), bid,
+                                 'symbols')
+        # readelf names section symbols by their sections
+        def named(p):
+            return [ln for ln in symbols(p).splitlines()
+                    if ' SECTION ' not in ln]
+        self.assertEqual(named(path), named(self.untold))
+        with open(self.untold, 'rb') as f:
+            real = ElfImage(f.read()).names
+        with open(path, 'rb') as f:
+            img = ElfImage(f.read())
+        self.assertEqual(img.names[1], '.text')
+        self.assertEqual(img.names[real.index('.data')], '')
+        unnamed = 0
+        for i, name in enumerate(img.names[1:-3], 1):
+            if name:
+                self.assertEqual(name, real[i])
+                continue
+            unnamed += 1
+            self.assertFalse(img.shdr(i, 'sh_flags') & SHF_ALLOC, real[i])
+        # .data and the sections since the last name the tables told
+        self.assertGreaterEqual(unnamed, 1)
+        self.assertLessEqual(unnamed, 3)
 
     # hostile sections -------------------------------------------------
     def hostile(self, why, **changed):

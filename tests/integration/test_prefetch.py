@@ -239,7 +239,8 @@ class PrefetchTest(ServerTestCase):
         # what one find of each file asks, in a cache of its own
         before = self.server.response_counts()
         other = self.env(DEBUGINFOD_CACHE_PATH=os.path.join(self.home, 'c2'))
-        for args in (('--symbols-only', BID_K), ('--kind', 'module', BID_M),
+        for args in (('--symbols-only', BID_K),
+                     ('--symbols-only', '--kind', 'module', BID_M),
                      ('--kind', 'executable', BID_U),
                      ('--kind', 'debuginfo', BID_U),
                      ('--kind', 'executable', BID_L),
@@ -338,7 +339,8 @@ class PrefetchTest(ServerTestCase):
                 self.assertTrue(what.startswith(self.cache + '/'), what)
         self.assertEqual(self.summary(res)[3], None)
         requests = self.server.responses()
-        for args in (('--symbols-only', BID_K), ('--kind', 'module', BID_M),
+        for args in (('--symbols-only', BID_K),
+                     ('--symbols-only', '--kind', 'module', BID_M),
                      ('--kind', 'executable', BID_U),
                      ('--kind', 'debuginfo', BID_U),
                      ('--kind', 'executable', BID_L)):

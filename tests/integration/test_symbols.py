@@ -22,74 +22,32 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, '..', '..'))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 
-from debuginfod_server import metric  # noqa: E402
 from elf_fixtures import (make_kernel_elf, read_build_id,  # noqa: E402
                           read_sections, section_bytes)
 from fault_server import FaultServer  # noqa: E402
 import server_testcase  # noqa: E402
-from server_testcase import ServerTestCase  # noqa: E402
-
-BUILD = 'build'
-TIMEOUT = 120
+from symbols_testcase import (BUILD, SYMBOLS_FILE, TIMEOUT,  # noqa: E402
+                              SymbolsTestCase, symbols, symprov)
 
 BID_K = '5e1f0000000000000000000000000000000000c1'
 BID_K2 = '5e1f0000000000000000000000000000000000c2'
 BID_NONE = '5e1f00000000000000000000000000000000c0de'
-SYMBOLS_FILE = 'source-symprov-symbols'
 TABLES = ('.shstrtab', '.notes', '.symtab', '.strtab')
 # include/symprov.h as ABI 1.0 left it, kept for the test of old providers
 ABI_10_HEADER = os.path.join(REPO, 'tests', 'abi', 'symprov-1.0.h')
 
 
-def symprov():
-    return os.path.join(BUILD, 'bin', 'symprov')
+class SymbolsTest(SymbolsTestCase):
+    TABLES = TABLES
 
-
-def symbols(path):
-    """readelf's symbol table of PATH, without its header line."""
-    out = subprocess.run(['readelf', '-sW', path], capture_output=True,
-                         text=True, timeout=60, check=True).stdout
-    return out.split('\n', 1)[1]
-
-
-class SymbolsTest(ServerTestCase):
     @classmethod
     def make_fixtures(cls, srv):
         cls.kernel = make_kernel_elf(os.path.join(srv, 'vmlinux-k'), BID_K)
         cls.kernel2 = make_kernel_elf(os.path.join(srv, 'vmlinux-k2'),
                                       BID_K2, seed=7)
 
-    def find(self, *args, env=None, providers='libdebuginfodprov.so'):
-        cmd = [symprov(), '-v', 'find']
-        if providers is not None:
-            cmd += ['--providers', providers]
-        cmd += list(args)
-        return subprocess.run(cmd, env=env or self.env(), text=True,
-                              capture_output=True, timeout=TIMEOUT)
-
     def table_bytes(self, path=None):
-        secs = read_sections(path or self.kernel)
-        return sum(secs[n][4] for n in TABLES)
-
-    def section_traffic(self):
-        m = self.server.metrics()
-        return (metric(m, 'http_responses_transfer_bytes_count',
-                       type='section'),
-                metric(m, 'http_responses_transfer_bytes_sum',
-                       type='section'))
-
-    def cache_entries(self, bid):
-        d = os.path.join(self.cache, bid)
-        return {f: os.path.getsize(os.path.join(d, f))
-                for f in os.listdir(d)} if os.path.isdir(d) else {}
-
-    def assert_found(self, res, bid, content):
-        self.assertEqual(res.returncode, 0, res.stderr)
-        path = res.stdout.strip()
-        self.assertEqual(read_build_id(path), bid)
-        self.assertIn('the symbols only' if content == 'symbols'
-                      else 'the whole file', res.stderr)
-        return path
+        return super().table_bytes(path or self.kernel)
 
     def assert_clean(self, bid, whole_ok=True):
         """No symbols-only file, no part of a section; a whole file the
