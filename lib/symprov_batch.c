@@ -239,9 +239,16 @@ static int batch_run(struct symprov_batch *b)
 	session_progress(s, SYMPROV_FETCH_END, NULL, NULL, 0, 0);
 	s->batch = NULL;
 	s->what = NULL;
-	/* skipped: the objects not asked for stay so for the session */
-	if (b->res.action == SYMPROV_PROGRESS_SKIP)
+	/*
+	 * Skipped: the objects not asked for stay so for the session, the
+	 * kernel too when the skipped fetch showed it.
+	 */
+	if (b->res.action == SYMPROV_PROGRESS_SKIP) {
 		s->skip_objects = true;
+		for (i = 0; i < b->nr; i++)
+			if (b->objs[i].kind == SYMPROV_KIND_KERNEL)
+				s->skip_kernel = true;
+	}
 	if (session_cancelled(s))
 		b->res.action = SYMPROV_PROGRESS_STOP;
 	pthread_mutex_destroy(&b->lock);

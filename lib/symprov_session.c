@@ -456,7 +456,8 @@ int session_loader_find(struct symprov_session *s,
 	memset(ans, 0, sizeof(*ans));
 	ans->status = SYMPROV_CANCELLED;
 	if (session_cancelled(s) ||
-	    (s->skip_objects && req->kind != SYMPROV_KIND_KERNEL))
+	    (s->skip_objects &&
+	     (req->kind != SYMPROV_KIND_KERNEL || s->skip_kernel)))
 		return ans->status;
 	return symprov_loader_find(s->loader, req, ans);
 }

@@ -43,6 +43,7 @@ struct symprov_session {
 	struct symprov_told *told;
 	size_t nr_told;
 	bool skip_objects; /* a prefetch was skipped */
+	bool skip_kernel; /* ... and it held a kernel */
 	bool warned_content; /* atomic: symprov.content is not known */
 	/* atomic: symprov_session_cancel() may come from any thread */
 	volatile sig_atomic_t cancelled;

@@ -1296,6 +1296,47 @@ static void test_stop_at_end_cancels_later_finds(void **state)
 	assert_int_equal(asked_any("a"), 1);
 }
 
+/*
+ * A prefetch of the kernel and objects skipped before the kernel was asked
+ * for: the kernel is not asked later either (the person skipped what the
+ * fetch showed, all of it).
+ */
+static void test_prefetch_skipped_with_the_kernel(void **state)
+{
+	struct symprov_object objs[3];
+	struct symprov_prefetch_opts po = {
+		.size = sizeof(po),
+		.jobs = 1,
+		.answered = h_answered,
+		.data = &h,
+	};
+	struct symprov_prefetch_result res = { .size = sizeof(res) };
+	struct symprov_object order[3];
+	struct symprov_answer ans;
+
+	(void)state;
+	profile_of(objs);
+	/* the kernel last, as a profile's objects may list it */
+	order[0] = objs[1];
+	order[1] = objs[2];
+	order[2] = objs[0];
+	session_of("libtp_a.so");
+	set("test.a.status", "0");
+	set("test.a.path", exe);
+	set("test.a.progress", "1");
+	h.action[SYMPROV_FETCH_UPDATE] = SYMPROV_PROGRESS_SKIP;
+	assert_int_equal(symprov_session_prefetch(h.s, order, 3, &po, &res),
+			 0);
+	assert_int_equal(res.action, SYMPROV_PROGRESS_SKIP);
+	assert_int_equal(asked_any("a"), 1);
+
+	h.action[SYMPROV_FETCH_UPDATE] = SYMPROV_PROGRESS_CONTINUE;
+	assert_int_equal(find(SYMPROV_KIND_KERNEL, self_id, self_len, 0, &ans),
+			 -ECANCELED);
+	assert_int_equal(ans.action, SYMPROV_PROGRESS_SKIP);
+	assert_int_equal(asked_any("a"), 1);
+}
+
 /* A prefetch skipped at BEGIN asks for nothing, and leaves the objects */
 static void test_prefetch_skipped_at_begin(void **state)
 {
@@ -1777,6 +1818,7 @@ int main(void)
 		T(test_skip_at_begin_skips_that_find),
 		T(test_stop_at_end_cancels_later_finds),
 		T(test_prefetch_skipped_at_begin),
+		T(test_prefetch_skipped_with_the_kernel),
 		T(test_keys_s_skips_that_find),
 		T(test_keys_d_stops_the_session),
 		T(test_keys_sigint_stops_then_calls_the_host),
