@@ -214,11 +214,11 @@ enum symprov_content {
 	 * from the tables does not have.  Any other section may have no
 	 * name and no SHF_ALLOC where the tables do not tell its name: perf
 	 * places the symbols of those sections at no address a sample of
-	 * the module has.  A module with functions in other code sections
-	 * than .text, .init* and .exit* comes whole.  Hosts
-	 * before this rule never ask for a module's symbols only; a
-	 * provider that does not know it returns the whole module, as
-	 * before.
+	 * the module has.  A module with functions in the code sections
+	 * perf maps with .text (those between it and the first .init.text
+	 * or .exit.text) comes whole.  Hosts before this rule never ask for
+	 * a module's symbols only; a provider that does not know it returns
+	 * the whole module, as before.
 	 *
 	 * For every other kind the symbols only are the whole file, content
 	 * SYMPROV_CONTENT_FULL: perf reads a user-space object's PLT and

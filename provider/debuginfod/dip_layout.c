@@ -52,19 +52,21 @@
  * at their value plus its offset, mapped by that offset, so only .text's
  * offset need be the module's, and GNU ld writes a module's first
  * section right after the ELF header.  perf 7.3 also maps by file
- * offsets the code sections that follow .text in the file; their offsets
- * are not in the tables, so a module with a symbol in a code section
- * other than .text, .init* and .exit* is refused.  The other sections
- * hold no data: their symbols go to maps of their own, at address 0,
- * where no sample of the module's code lies.  Sizes are the extent of
- * their symbols (that of .text is its size in every module of Debian's
- * 6.12 packages).  So their names matter to no sample either: a section
- * whose name was left out with no relocation section after it to tell it
- * (.data, the tail of .init.data) is left unnamed and not loaded, with the
- * others whose names might be shifted by it; a function in one of them,
- * or a first section without functions, is refused.  On Debian's 6.12
- * cloud package, 1,061 of its 1,138 modules are rebuilt: 59,280 sections
- * named as in the .ko, none named otherwise, 281 unnamed.
+ * offsets the code sections that follow .text in the file, up to the
+ * first .init.text or .exit.text; their offsets are not in the tables,
+ * so a module with a symbol in such a code section is refused.  The
+ * other sections hold no data: perf puts their symbols in maps of their
+ * own, at address 0, where no sample of the module's code lies, in the
+ * .ko as in this file.  Sizes are the extent of their symbols (that of
+ * .text is its size in every module of Debian's 6.12 packages).  So
+ * their names matter to no sample either: a section whose name was left
+ * out with no relocation section after it to tell it (.data, the tail of
+ * .init.data) is left unnamed and not loaded, with the others whose
+ * names might be shifted by it; a function in one of them before the
+ * first .init.text or .exit.text, or a first section without functions,
+ * is refused.  On Debian's 6.12 cloud package, 1,082 of its 1,138
+ * modules are rebuilt: 61,136 sections named as in the .ko, none named
+ * otherwise, 281 unnamed.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* qsort_r */
@@ -865,15 +867,33 @@ static bool dip_init_or_exit(const char *name)
 }
 
 /*
+ * perf 7.3 maps with .text the code sections that follow it up to the
+ * first .init or .exit one (max_text_section()): the index of that one,
+ * past which no section is placed by its file offset, or 0.
+ */
+static size_t dip_module_text_end(const struct dip_work *w)
+{
+	size_t i;
+
+	for (i = 2; i < w->nr_slots; i++) {
+		if (w->has_sym[i] && w->name[i] &&
+		    (!strcmp(w->name[i], ".init.text") ||
+		     !strcmp(w->name[i], ".exit.text")))
+			return i;
+	}
+	return 0;
+}
+
+/*
  * The extent of each section's symbols, in w->lo: 0, or -EINVAL (w->why)
  * for a symbol perf might place by an offset the tables do not give.
  */
 static int dip_module_extents(struct dip_work *w)
 {
 	const char *strtab = (const char *)w->t->strtab;
+	size_t i, text_end = dip_module_text_end(w);
 	bool text_funcs = false;
 	struct dip_sym y;
-	size_t i;
 
 	for (i = 1; i < w->syms.nr; i++) {
 		unsigned char type;
@@ -895,13 +915,14 @@ static int dip_module_extents(struct dip_work *w)
 			w->lo[y.shndx] = end;
 		if (y.shndx == 1 && (type == STT_FUNC || type == STT_GNU_IFUNC))
 			text_funcs = true;
-		if (y.shndx == 1 || dip_init_or_exit(sec) || !strtab[y.name])
+		if (y.shndx == 1 || dip_init_or_exit(sec) || !strtab[y.name] ||
+		    (text_end && y.shndx > text_end))
 			continue;
 		if (type == STT_FUNC || type == STT_GNU_IFUNC ||
 		    ((type == STT_OBJECT || type == STT_NOTYPE) &&
 		     dip_module_code(sec))) {
 			w->why =
-				"a symbol in a code section besides .text, .init and .exit, which perf places by file offsets";
+				"a symbol in a code section that perf maps with .text by its file offset";
 			return -EINVAL;
 		}
 	}

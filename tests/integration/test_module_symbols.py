@@ -43,6 +43,18 @@ long nm_fn(long x) { return nm_noinstr(x) + 1; }
 '''
 
 
+# The same past .init.text, where perf 7.3 stops mapping code with .text
+# (max_text_section()): placed as any other section, in either file.
+PAST_INIT_SOURCE = r'''
+__attribute__((section(".init.text"))) int init_module(void) { return 0; }
+__attribute__((section(".static_call.text"))) long pi_tramp(long x)
+{
+	return x * 7;
+}
+long pi_fn(long x) { return pi_tramp(x) + 1; }
+'''
+
+
 # .data, with nothing to relocate, is the tail of .init.data in
 # .shstrtab: the tables tell neither which section it is nor its name.
 UNTOLD_SOURCE = r'''
@@ -69,6 +81,8 @@ class ModuleSymbolsTest(SymbolsTestCase):
             os.path.join(srv, 'noinstr.ko'), NOINSTR_SOURCE)
         cls.untold = objects_fixture.build_module_of(
             os.path.join(srv, 'untold.ko'), UNTOLD_SOURCE)
+        cls.past_init = objects_fixture.build_module_of(
+            os.path.join(srv, 'past_init.ko'), PAST_INIT_SOURCE)
         cls.bid = read_build_id(cls.mod)
         cls.bid2 = read_build_id(cls.mod2)
 
@@ -140,10 +154,17 @@ class ModuleSymbolsTest(SymbolsTestCase):
         bid = read_build_id(self.noinstr)
         res = self.find('--symbols-only', bid)
         path = self.assert_found(res, bid, 'whole')
-        self.assertIn('a symbol in a code section besides .text', res.stderr)
+        self.assertIn('a symbol in a code section that perf maps with '
+                      '.text by its file offset', res.stderr)
         self.assertNotIn(SYMBOLS_FILE, self.cache_entries(bid))
         self.assertEqual(os.path.getsize(path),
                          os.path.getsize(self.noinstr))
+
+    def test_code_section_past_init_text(self):
+        bid = read_build_id(self.past_init)
+        path = self.assert_found(self.find('--symbols-only', bid), bid,
+                                 'symbols')
+        self.assertEqual(symbols(path), symbols(self.past_init))
 
     def test_section_names_the_tables_do_not_tell(self):
         """.data is left out of .shstrtab (the tail of .init.data) with no
