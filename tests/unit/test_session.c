@@ -1119,37 +1119,47 @@ static void test_prefetch_progress_of_an_abi_1_0_provider(void **state)
 	assert_int_equal(updates, 1);
 }
 
-/* Skipped, a prefetch leaves the objects other than kernels alone */
-static void test_prefetch_skipped(void **state)
+/*
+ * A prefetch of @objs, one request at a time, that the person skips at
+ * its first update; then the progress goes on as usual.
+ */
+static void prefetch_skipped(const struct symprov_object *objs, size_t n,
+			     struct symprov_prefetch_result *res)
 {
-	struct symprov_object objs[3];
 	struct symprov_prefetch_opts po = {
 		.size = sizeof(po),
 		.jobs = 1,
 		.answered = h_answered,
 		.data = &h,
 	};
-	struct symprov_prefetch_result res = { .size = sizeof(res) };
-	struct symprov_answer ans;
 
-	(void)state;
-	profile_of(objs);
 	session_of("libtp_a.so");
 	set("test.a.status", "0");
 	set("test.a.path", exe);
 	set("test.a.progress", "1");
 	h.action[SYMPROV_FETCH_UPDATE] = SYMPROV_PROGRESS_SKIP;
+	assert_int_equal(symprov_session_prefetch(h.s, objs, n, &po, res), 0);
+	assert_int_equal(res->action, SYMPROV_PROGRESS_SKIP);
+	h.action[SYMPROV_FETCH_UPDATE] = SYMPROV_PROGRESS_CONTINUE;
+}
+
+/* Skipped, a prefetch leaves the objects other than kernels alone */
+static void test_prefetch_skipped(void **state)
+{
+	struct symprov_prefetch_result res = { .size = sizeof(res) };
+	struct symprov_object objs[3];
+	struct symprov_answer ans;
+
+	(void)state;
+	profile_of(objs);
 	/* the module and the program */
-	assert_int_equal(symprov_session_prefetch(h.s, objs + 1, 2, &po, &res),
-			 0);
-	assert_int_equal(res.action, SYMPROV_PROGRESS_SKIP);
+	prefetch_skipped(objs + 1, 2, &res);
 	assert_int_equal(res.files, 1);
 	assert_int_equal(res.found, 0);
 	assert_int_equal(h.nr_answers, 1);
 	assert_int_equal(h.answers[0].status, SYMPROV_CANCELLED);
 	assert_int_equal(h.answers[0].action, SYMPROV_PROGRESS_SKIP);
 
-	h.action[SYMPROV_FETCH_UPDATE] = SYMPROV_PROGRESS_CONTINUE;
 	assert_int_equal(find(SYMPROV_KIND_EXECUTABLE, self_id, self_len, 0,
 			      &ans),
 			 -ECANCELED);
@@ -1303,15 +1313,8 @@ static void test_stop_at_end_cancels_later_finds(void **state)
  */
 static void test_prefetch_skipped_with_the_kernel(void **state)
 {
-	struct symprov_object objs[3];
-	struct symprov_prefetch_opts po = {
-		.size = sizeof(po),
-		.jobs = 1,
-		.answered = h_answered,
-		.data = &h,
-	};
 	struct symprov_prefetch_result res = { .size = sizeof(res) };
-	struct symprov_object order[3];
+	struct symprov_object objs[3], order[3];
 	struct symprov_answer ans;
 
 	(void)state;
@@ -1320,17 +1323,9 @@ static void test_prefetch_skipped_with_the_kernel(void **state)
 	order[0] = objs[1];
 	order[1] = objs[2];
 	order[2] = objs[0];
-	session_of("libtp_a.so");
-	set("test.a.status", "0");
-	set("test.a.path", exe);
-	set("test.a.progress", "1");
-	h.action[SYMPROV_FETCH_UPDATE] = SYMPROV_PROGRESS_SKIP;
-	assert_int_equal(symprov_session_prefetch(h.s, order, 3, &po, &res),
-			 0);
-	assert_int_equal(res.action, SYMPROV_PROGRESS_SKIP);
+	prefetch_skipped(order, 3, &res);
 	assert_int_equal(asked_any("a"), 1);
 
-	h.action[SYMPROV_FETCH_UPDATE] = SYMPROV_PROGRESS_CONTINUE;
 	assert_int_equal(find(SYMPROV_KIND_KERNEL, self_id, self_len, 0, &ans),
 			 -ECANCELED);
 	assert_int_equal(ans.action, SYMPROV_PROGRESS_SKIP);
