@@ -304,6 +304,11 @@ FUZZ_SEEDS := build/fuzz/fuzz_symbols.corpus/kernel-seed
 $(FUZZ_SEEDS): tests/fuzz/make_symbols_seed.py tests/lib/elf_fixtures.py
 	@mkdir -p $(dir $@)
 	$(PYTHON) tests/fuzz/make_symbols_seed.py $@
+FUZZ_SEEDS += build/fuzz/fuzz_symbols.corpus/module-seed
+build/fuzz/fuzz_symbols.corpus/module-seed: tests/fuzz/make_symbols_seed.py \
+	tests/e2e/objects_fixture.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) tests/fuzz/make_symbols_seed.py --module $@
 
 # fuzz_perfdata starts from minimal profiles, in both entry layouts.
 FUZZ_SEEDS += build/fuzz/fuzz_perfdata.corpus/perf-layout

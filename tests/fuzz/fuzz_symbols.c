@@ -5,8 +5,9 @@
  * each as a 2-byte little-endian length and its bytes.  Flag bit 0 puts a
  * valid build-ID note for the asked build ID in front of the fuzzed one,
  * so that the fuzzer gets past the note; bit 1 reads the note name from
- * .shstrtab as the provider does, else from the input's first note name.
- * Whatever is built must pass symprov_verify_build_id().
+ * .shstrtab as the provider does, else from the input's first note name;
+ * bit 4 builds a kernel module's file instead of a vmlinux's.  Whatever
+ * is built must pass symprov_verify_kind() for that kind.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memfd_create */
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "dip_symfile.h"
+#include "symprov.h"
 #include "symprov_verify.h"
 
 static const unsigned char id[20] = { 0x5e, 0x1f, 0xf0, 0x22, 1, 2, 3 };
@@ -60,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	flags = *p++;
 	left--;
+	t.module = flags & 16;
 	t.shstrtab_len = take(&p, &left, &shstrtab);
 	t.note_len = take(&p, &left, &note);
 	t.symtab_len = take(&p, &left, &symtab);
@@ -91,7 +94,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (dip_symfile_build(&t, id, sizeof(id), fd, &guessed, &why)) {
 		if (!why)
 			abort(); /* every failure says why */
-	} else if (symprov_verify_build_id(fd, id, sizeof(id), &why)) {
+	} else if (symprov_verify_kind(fd,
+				       t.module ? SYMPROV_KIND_KERNEL_MODULE :
+						  SYMPROV_KIND_KERNEL,
+				       id, sizeof(id), &why)) {
 		abort(); /* built, but not what was asked for */
 	}
 	close(fd);

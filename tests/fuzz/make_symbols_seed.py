@@ -1,36 +1,47 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 """A seed for fuzz_symbols: the sections of a small vmlinux look-alike,
-in the target's input format, so that fuzzing starts from a file that
-builds.
+or with --module of a module linked as kbuild links one, in the target's
+input format, so that fuzzing starts from a file that builds.
 
-    make_symbols_seed.py OUTPUT
+    make_symbols_seed.py [--module] OUTPUT
 """
 import os
 import struct
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                '..', 'lib'))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
+sys.path.insert(0, os.path.join(HERE, '..', 'e2e'))
 from elf_fixtures import make_kernel_elf, section_bytes  # noqa: E402
+import objects_fixture  # noqa: E402
 
 # fuzz_symbols.c: flag bit 0 puts a note with its build ID in front, bit 1
-# takes the note's name from .shstrtab.
+# takes the note's name from .shstrtab, bit 4 makes a module's file.
 FLAGS = 3
+MODULE = 16
 
 
 def main():
+    module = sys.argv[1] == '--module'
+    out = sys.argv[-1]
     with tempfile.TemporaryDirectory() as tmp:
-        elf = make_kernel_elf(os.path.join(tmp, 'vmlinux'), 'ab' * 20)
-        seed = bytes([FLAGS])
-        for name in ('.shstrtab', '.notes', '.symtab', '.strtab'):
+        if module:
+            elf = objects_fixture.build_module(os.path.join(tmp, 'seed.ko'),
+                                               'seed', nfuncs=3)
+            note = '.note.gnu.build-id'
+        else:
+            elf = make_kernel_elf(os.path.join(tmp, 'vmlinux'), 'ab' * 20)
+            note = '.notes'
+        seed = bytes([FLAGS | (MODULE if module else 0)])
+        for name in ('.shstrtab', note, '.symtab', '.strtab'):
             data = section_bytes(elf, name)
             seed += struct.pack('<H', len(data)) + data
-    tmp_out = sys.argv[1] + '.tmp'
+    tmp_out = out + '.tmp'
     with open(tmp_out, 'wb') as f:
         f.write(seed)
-    os.replace(tmp_out, sys.argv[1])
+    os.replace(tmp_out, out)
     return 0
 
 
