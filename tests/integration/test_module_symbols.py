@@ -23,7 +23,6 @@ sys.path.insert(0, os.path.join(HERE, '..', 'e2e'))
 from elf_fixtures import read_build_id, read_sections  # noqa: E402
 from elf_fixtures import section_bytes  # noqa: E402
 from elf_mutate import ElfImage  # noqa: E402
-from fault_server import FaultServer  # noqa: E402
 import objects_fixture  # noqa: E402
 import server_testcase  # noqa: E402
 from symbols_testcase import (SYMBOLS_FILE, SymbolsTestCase,  # noqa: E402
@@ -198,25 +197,7 @@ class ModuleSymbolsTest(SymbolsTestCase):
 
     # hostile sections -------------------------------------------------
     def hostile(self, why, **changed):
-        """Sections as the module's but for CHANGED ({name: bytes}); the
-        .ko itself is right.  Returns the result of a symbols-only find,
-        checked to name WHY, and that no symbols-only file was kept."""
-        bodies = {n: section_bytes(self.mod, n) for n in TABLES}
-        bodies.update(changed)
-        modes = {n: 'file' for n in TABLES}
-        modes['debuginfo'] = 'file'
-        with open(self.mod, 'rb') as f:
-            body = f.read()
-        with FaultServer('status', status=404, body=body, bodies=bodies,
-                         by_type=modes, size_header=True,
-                         hang_s=30) as fault:
-            res = self.find('--symbols-only', self.bid,
-                            env=self.env(urls=fault.url,
-                                         DEBUGINFOD_TIMEOUT=5))
-        self.assertIn(why, res.stderr)
-        for name, size in self.cache_entries(self.bid).items():
-            self.assertFalse(name.startswith(SYMBOLS_FILE), name)
-        return res
+        return self.hostile_find(why, self.mod, self.bid, **changed)
 
     def test_names_outside_the_string_table(self):
         symtab = bytearray(section_bytes(self.mod, '.symtab'))

@@ -49,15 +49,6 @@ class SymbolsTest(SymbolsTestCase):
     def table_bytes(self, path=None):
         return super().table_bytes(path or self.kernel)
 
-    def assert_clean(self, bid, whole_ok=True):
-        """No symbols-only file, no part of a section; a whole file the
-        server sent may stay, and libdebuginfod's (empty) miss markers."""
-        for name, size in self.cache_entries(bid).items():
-            if whole_ok and name in ('debuginfo', 'executable'):
-                continue
-            self.assertFalse(name.startswith(SYMBOLS_FILE), name)
-            self.assertEqual(size, 0, '%s left in the cache' % name)
-
     # a real debuginfod ------------------------------------------------
     def test_cold_then_cached(self):
         n0, bytes0 = self.section_traffic()
@@ -275,26 +266,7 @@ class SymbolsTest(SymbolsTestCase):
 
     # hostile sections -------------------------------------------------
     def hostile(self, why, **changed):
-        """Sections as the fixture's but for CHANGED ({name: bytes} or
-        {name: mode}); the debuginfo is the right file.  Returns the
-        result of a symbols-only find."""
-        bodies = {n: section_bytes(self.kernel, n) for n in TABLES}
-        modes = {n: 'file' for n in TABLES}
-        for name, what in changed.items():
-            if isinstance(what, bytes):
-                bodies[name] = what
-            else:
-                modes[name] = what
-        modes['debuginfo'] = 'file'
-        with FaultServer('status', status=404, body=self.body(),
-                         bodies=bodies, by_type=modes, size_header=True,
-                         hang_s=30) as fault:
-            res = self.find('--symbols-only', BID_K,
-                            env=self.env(urls=fault.url,
-                                         DEBUGINFOD_TIMEOUT=5))
-        self.assertIn(why, res.stderr)
-        self.assert_clean(BID_K)
-        return res
+        return self.hostile_find(why, self.kernel, BID_K, **changed)
 
     def test_names_outside_the_string_table(self):
         symtab = bytearray(section_bytes(self.kernel, '.symtab'))

@@ -6,7 +6,8 @@ import os
 import subprocess
 
 from debuginfod_server import metric
-from elf_fixtures import read_build_id, read_sections
+from elf_fixtures import read_build_id, read_sections, section_bytes
+from fault_server import FaultServer
 from server_testcase import ServerTestCase
 
 BUILD = 'build'
@@ -61,3 +62,37 @@ class SymbolsTestCase(ServerTestCase):
         self.assertIn('the symbols only' if content == 'symbols'
                       else 'the whole file', res.stderr)
         return path
+
+    def assert_clean(self, bid, whole_ok=True):
+        """No symbols-only file, no part of a section; a whole file the
+        server sent may stay, and libdebuginfod's (empty) miss markers."""
+        for name, size in self.cache_entries(bid).items():
+            if whole_ok and name in ('debuginfo', 'executable'):
+                continue
+            self.assertFalse(name.startswith(SYMBOLS_FILE), name)
+            self.assertEqual(size, 0, '%s left in the cache' % name)
+
+    def hostile_find(self, why, path, bid, **changed):
+        """A symbols-only find of BID from a server whose sections are
+        PATH's but for CHANGED ({name: bytes} or {name: mode}), and whose
+        debuginfo is PATH, the right file.  It must say WHY and leave the
+        cache clean; returns its result."""
+        bodies = {n: section_bytes(path, n) for n in self.TABLES}
+        modes = {n: 'file' for n in self.TABLES}
+        for name, what in changed.items():
+            if isinstance(what, bytes):
+                bodies[name] = what
+            else:
+                modes[name] = what
+        modes['debuginfo'] = 'file'
+        with open(path, 'rb') as f:
+            body = f.read()
+        with FaultServer('status', status=404, body=body, bodies=bodies,
+                         by_type=modes, size_header=True,
+                         hang_s=30) as fault:
+            res = self.find('--symbols-only', bid,
+                            env=self.env(urls=fault.url,
+                                         DEBUGINFOD_TIMEOUT=5))
+        self.assertIn(why, res.stderr)
+        self.assert_clean(bid)
+        return res
