@@ -117,8 +117,8 @@ static char *dip_symbols_cached(struct dip_symbols_query *q, const char *file)
 
 	if (fd < 0)
 		return NULL;
-	bad = symprov_verify_build_id(fd, q->req->build_id,
-				      q->req->build_id_len, &why);
+	bad = symprov_verify_kind(fd, q->req->kind, q->req->build_id,
+				  q->req->build_id_len, &why);
 	if (!bad && !fstat(fd, &st))
 		dip_log(q->host, SYMPROV_LOG_INFO,
 			"%s %s: the symbols only, %lld bytes, from the client cache",

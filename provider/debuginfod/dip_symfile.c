@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "dip_symfile.h"
+#include "symprov.h"
 #include "symprov_verify.h"
 
 static uint64_t dip_align(uint64_t off, uint64_t align)
@@ -126,7 +127,10 @@ int dip_symfile_build(const struct dip_tables *t, const unsigned char *build_id,
 	err = dip_write(&l, fd);
 	if (err) {
 		*why = elf_errmsg(-1);
-	} else if (symprov_verify_build_id(fd, build_id, build_id_len, why)) {
+	} else if (symprov_verify_kind(fd,
+				       t->module ? SYMPROV_KIND_KERNEL_MODULE :
+						   SYMPROV_KIND_KERNEL,
+				       build_id, build_id_len, why)) {
 		err = -EINVAL;
 	}
 	dip_layout_free(&l);
