@@ -618,10 +618,9 @@ static int slot_check_found(const struct symprov_slot *slot,
 /*
  * Ask one provider; anything odd it returns becomes UNAVAILABLE, also the
  * symbols only of what is neither a kernel nor a module (symprov.h: the
- * whole file).  A
- * provider of ABI 1.0 knows no content field: it gets an ABI 1.0 request,
- * for the whole file, which is what it returns.  Others get the host's
- * request as it is, whatever its size.
+ * whole file).  A provider of ABI 1.0 knows no content field: it gets an
+ * ABI 1.0 request, for the whole file, which is what it returns.  Others
+ * get the host's request as it is, whatever its size.
  */
 static int slot_find(struct symprov_slot *slot,
 		     const struct symprov_request *host_req,

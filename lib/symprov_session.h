@@ -71,8 +71,7 @@ int session_request(const struct symprov_find_opts *req,
 		    struct symprov_find_opts *fo,
 		    struct symprov_request *req_out, uint32_t content);
 
-/* What to ask of @kind: a kernel's or a module's symbols only, unless told
- * otherwise */
+/* What to ask of @kind: its symbols only where it may, unless told otherwise */
 uint32_t session_content(struct symprov_session *s, uint32_t kind,
 			 uint32_t flags);
 

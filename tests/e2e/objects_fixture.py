@@ -22,9 +22,9 @@ count per (dso, symbol).
 Importable: Module, module_functions(), splice_modules(); build_module()
 makes a module with the toolchain, as kbuild does (gcc -g -c, then ld -r
 with a build ID), with kernel-like sections, build_module_of() one of
-given C source; build_user_object() a shared
-object and a program using it, with static functions, for a profile of
-user-space code whose files are then taken away.
+given C source; build_user_object() a shared object and a program using
+it, with static functions, for a profile of user-space code whose files
+are then taken away.
 """
 import argparse
 import collections

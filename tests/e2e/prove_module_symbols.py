@@ -15,9 +15,8 @@ every module with a rebuilt file is spliced into one profile
 its .text), and PERF reports it twice, with --symfs trees holding the
 whole .ko files or the rebuilt ones: the two reports must be the same
 line for line (the module lines PERF leaves raw with the whole .ko are
-counted).  Bytes: each
-rebuilt file against its module's .symtab, .strtab and section headers
-(at most 1.2 times).  Exits 1 when a check fails.
+counted).  Bytes: each rebuilt file against its module's .symtab, .strtab
+and section headers (at most 1.2 times).  Exits 1 when a check fails.
 
 On Debian's linux-image-6.12.117+deb12-cloud-amd64-dbg: 1,082 of the
 1,138 modules rebuilt (14.8 MB, 1.05 times their tables; 1,168 MiB of
@@ -116,7 +115,8 @@ def main():
     if not os.path.isdir(serve):
         os.makedirs(serve)
         for n, ko in enumerate(kos):
-            os.link(ko, os.path.join(serve, '%04d-%s' % (n, os.path.basename(ko))))
+            os.link(ko, os.path.join(serve, '%04d-%s' % (
+                n, os.path.basename(ko))))
     rebuilt, whole, over = [], [], []
     with DebuginfodServer(serve) as srv:
         env = srv.client_env(work, cache=os.path.join(work, 'cache'))
