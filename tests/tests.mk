@@ -309,6 +309,11 @@ build/fuzz/fuzz_symbols.corpus/module-seed: tests/fuzz/make_symbols_seed.py \
 	tests/e2e/objects_fixture.py
 	@mkdir -p $(dir $@)
 	$(PYTHON) tests/fuzz/make_symbols_seed.py --module $@
+FUZZ_SEEDS += build/fuzz/fuzz_symbols.corpus/trampolines-seed
+build/fuzz/fuzz_symbols.corpus/trampolines-seed: \
+	tests/fuzz/make_symbols_seed.py tests/e2e/objects_fixture.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) tests/fuzz/make_symbols_seed.py --module --trampolines $@
 
 # fuzz_perfdata starts from minimal profiles, in both entry layouts.
 FUZZ_SEEDS += build/fuzz/fuzz_perfdata.corpus/perf-layout

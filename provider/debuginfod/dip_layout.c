@@ -54,7 +54,9 @@
  * section right after the ELF header.  perf 7.3 also maps by file
  * offsets the code sections that follow .text in the file, up to the
  * first .init.text or .exit.text; their offsets are not in the tables,
- * so a module with a symbol in such a code section is refused.  The
+ * so a module with a symbol in such a code section is refused, but for
+ * x86's static-call trampolines right after .text, whose offset follows
+ * from .text's size (dip_module_trampolines_out()).  The
  * other sections hold no data: perf puts their symbols in maps of their
  * own, at address 0, where no sample of the module's code lies, in the
  * .ko as in this file.  Sizes are the extent of their symbols (that of
@@ -78,6 +80,10 @@
 #include <string.h>
 
 #include "dip_layout.h"
+
+/* x86's static-call trampolines, aligned so (asm/static_call.h) */
+#define DIP_TRAMPOLINES ".static_call.text"
+#define DIP_TRAMPOLINES_ALIGN 4
 
 /* A string of .shstrtab, NUL-terminated in it. */
 struct dip_str {
@@ -259,6 +265,15 @@ static void dip_work_free(struct dip_work *w)
 	free(w->strs);
 	free(w->sorted);
 	free(w->markers);
+}
+
+const char *dip_layout_trampolines_name(const unsigned char *shstrtab,
+					size_t len)
+{
+	static const char name[] = DIP_TRAMPOLINES;
+
+	/* its own name, or the tail of its relocations' */
+	return memmem(shstrtab, len, name, sizeof(name)) ? name : NULL;
 }
 
 const char *dip_layout_note_name(const unsigned char *shstrtab, size_t len,
@@ -885,6 +900,44 @@ static size_t dip_module_text_end(const struct dip_work *w)
 }
 
 /*
+ * x86's static-call trampolines, in a section of their own that GNU ld -r
+ * puts right after .text and its relocations, where perf maps it with
+ * .text by its file offset: its index, or 0.
+ */
+static size_t dip_module_trampolines(const struct dip_work *w)
+{
+	size_t i = 2;
+
+	if (i < w->nr_slots && !w->has_sym[i] && w->name[i] &&
+	    !strcmp(w->name[i], ".rela.text"))
+		i++;
+	if (i < w->nr_slots && w->has_sym[i] && w->name[i] &&
+	    !strcmp(w->name[i], DIP_TRAMPOLINES))
+		return i;
+	return 0;
+}
+
+/*
+ * Whether section @shndx ends where a function with a size ends: then
+ * the extent of its symbols is its size, unless code without a symbol
+ * follows its last function (never from a compiler).
+ */
+static bool dip_ends_with_function(const struct dip_work *w, size_t shndx)
+{
+	struct dip_sym y;
+	size_t i;
+
+	for (i = 1; i < w->syms.nr; i++) {
+		dip_sym_at(&w->syms, i, &y);
+		if (y.shndx == shndx && y.size &&
+		    ELF64_ST_TYPE(y.info) == STT_FUNC &&
+		    y.value + y.size == w->lo[shndx])
+			return true;
+	}
+	return false;
+}
+
+/*
  * The extent of each section's symbols, in w->lo: 0, or -EINVAL (w->why)
  * for a symbol perf might place by an offset the tables do not give.
  */
@@ -892,6 +945,7 @@ static int dip_module_extents(struct dip_work *w)
 {
 	const char *strtab = (const char *)w->t->strtab;
 	size_t i, text_end = dip_module_text_end(w);
+	size_t trampolines = dip_module_trampolines(w);
 	bool text_funcs = false;
 	struct dip_sym y;
 
@@ -915,7 +969,8 @@ static int dip_module_extents(struct dip_work *w)
 			w->lo[y.shndx] = end;
 		if (y.shndx == 1 && (type == STT_FUNC || type == STT_GNU_IFUNC))
 			text_funcs = true;
-		if (y.shndx == 1 || dip_init_or_exit(sec) || !strtab[y.name] ||
+		if (y.shndx == 1 || y.shndx == trampolines ||
+		    dip_init_or_exit(sec) || !strtab[y.name] ||
 		    (text_end && y.shndx > text_end))
 			continue;
 		if (type == STT_FUNC || type == STT_GNU_IFUNC ||
@@ -931,6 +986,57 @@ static int dip_module_extents(struct dip_work *w)
 		w->why = "its first section holds no function, as .text does";
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/*
+ * The trampolines' section, if it has symbols: their bytes, as perf maps
+ * them in the .ko, with .text, at the offset they have there.  .text
+ * ends with its last function, and the section is aligned to 4 (x86's
+ * ARCH_DEFINE_STATIC_CALL_TRAMP): in every module of Debian's 6.12
+ * packages.  Only that section is executable here: perf maps with .text
+ * by file offset the executable sections that follow each other from the
+ * first one, up to an .init or .exit one (max_text_section()).
+ * 0, or -EINVAL (w->why).
+ */
+static int dip_module_trampolines_out(struct dip_work *w, struct dip_layout *l)
+{
+	size_t i = dip_module_trampolines(w);
+	struct dip_section *s = &l->sec[i];
+
+	if (!i || !w->sym_in[i])
+		return 0;
+	if (!w->t->trampolines) {
+		w->why = "its static-call trampolines were not fetched";
+		return -EINVAL;
+	}
+	if (w->t->trampolines_len < w->lo[i]) {
+		w->why = "its static-call trampolines end past their section";
+		return -EINVAL;
+	}
+	if (w->lo[1] > DIP_LAYOUT_TEXT_MAX) {
+		w->why = "its .text, before the trampolines, is too large";
+		return -EINVAL;
+	}
+	if (l->elfdata != ELFDATA2LSB) {
+		w->why = "static-call trampolines of another machine than x86";
+		return -EINVAL;
+	}
+	if (!dip_ends_with_function(w, 1)) {
+		w->why =
+			"its .text, whose size places the trampolines, does not end with a function";
+		return -EINVAL;
+	}
+	s->type = SHT_PROGBITS;
+	s->flags = SHF_ALLOC | SHF_EXECINSTR;
+	s->align = DIP_TRAMPOLINES_ALIGN;
+	s->size = w->t->trampolines_len;
+	s->data = w->t->trampolines;
+	s->offset =
+		(sizeof(Elf64_Ehdr) + w->lo[1] + DIP_TRAMPOLINES_ALIGN - 1) /
+		DIP_TRAMPOLINES_ALIGN * DIP_TRAMPOLINES_ALIGN;
+	/* .text's size */
+	l->nr_sized_by_symbols++;
 	return 0;
 }
 
@@ -982,12 +1088,12 @@ static int dip_module_sections(struct dip_work *w, struct dip_layout *l)
 		}
 	}
 	/* without SHF_EXECINSTR: perf 7.3 maps no other section with it */
-	l->sec[1].nobits_offset = sizeof(Elf64_Ehdr);
+	l->sec[1].offset = sizeof(Elf64_Ehdr);
 	if (!note) {
 		w->why = "its note section has no section symbol";
 		return -EINVAL;
 	}
-	return 0;
+	return dip_module_trampolines_out(w, l);
 }
 
 /* Index of the first global symbol: .symtab's sh_info. */

@@ -14,6 +14,9 @@
 #define DIP_LAYOUT_SHSTRTAB_MAX (1U << 20)
 #define DIP_LAYOUT_NOTE_MAX (1U << 16)
 #define DIP_LAYOUT_TABLE_MAX (1U << 30) /* .symtab, .strtab */
+#define DIP_LAYOUT_TRAMPOLINES_MAX (1U << 20)
+/* A module's .text, which the file skips to place its trampolines. */
+#define DIP_LAYOUT_TEXT_MAX (64U << 20)
 /* Most sections rebuilt: a vmlinux has under a hundred. */
 #define DIP_LAYOUT_SECTIONS_MAX 8192
 
@@ -29,6 +32,13 @@ struct dip_tables {
 	size_t symtab_len;
 	const unsigned char *strtab;
 	size_t strtab_len;
+	/*
+	 * A module's static-call trampolines: the name of their section,
+	 * if fetched (dip_layout_trampolines_name()), and their bytes.
+	 */
+	const char *trampolines_name;
+	const unsigned char *trampolines;
+	size_t trampolines_len;
 };
 
 struct dip_section {
@@ -42,8 +52,12 @@ struct dip_section {
 	uint64_t align;
 	uint64_t entsize;
 	const void *data; /* size bytes, or NULL (SHT_NOBITS, SHT_NULL) */
-	/* a section without data: its offset, or 0 for the end of the file */
-	uint64_t nobits_offset;
+	/*
+	 * A section without data: its offset, or 0 for the end of the file.
+	 * With data: the offset it must have, or 0 for one after the data
+	 * of the sections that must have theirs.
+	 */
+	uint64_t offset;
 };
 
 struct dip_layout {
@@ -65,6 +79,14 @@ struct dip_layout {
  */
 const char *dip_layout_note_name(const unsigned char *shstrtab, size_t len,
 				 const char **why);
+
+/*
+ * Whether @shstrtab's file may have static-call trampolines, which a
+ * module's symbols-only file keeps (dip_tables.trampolines): the name of
+ * their section, or NULL.
+ */
+const char *dip_layout_trampolines_name(const unsigned char *shstrtab,
+					size_t len);
 
 /*
  * Rebuild the section table from @t for the file with @build_id: a

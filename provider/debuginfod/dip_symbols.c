@@ -218,11 +218,12 @@ static int dip_symbols_write(struct dip_symbols_query *q,
 		err = dip_local_err(err);
 	} else {
 		dip_log(q->host, SYMPROV_LOG_INFO,
-			"%s %s: symbols only: %lld bytes from %zu bytes of %s, .symtab, .strtab, .shstrtab; %zu sections end at their last symbol",
+			"%s %s: symbols only: %lld bytes from %zu bytes of %s, .symtab, .strtab, .shstrtab%s%s; %zu sections end at their last symbol",
 			q->what, q->hex, (long long)st.st_size,
 			t->note_len + t->symtab_len + t->strtab_len +
-				t->shstrtab_len,
-			t->note_name, guessed);
+				t->shstrtab_len + t->trampolines_len,
+			t->note_name, t->trampolines ? ", " : "",
+			t->trampolines ? t->trampolines_name : "", guessed);
 	}
 	close(fd);
 	if (err)
@@ -242,7 +243,7 @@ int dip_symbols_fetch(struct dip_client_pool *pool,
 				       .host_req = host_req,
 				       .what = module ? "module" : "vmlinux" };
 	unsigned char *shstrtab = NULL, *note = NULL, *symtab = NULL,
-		      *strtab = NULL;
+		      *strtab = NULL, *trampolines = NULL;
 	struct dip_lock lock = { .fd = -1 };
 	struct dip_tables t = { .module = module };
 	char final[PATH_MAX];
@@ -278,6 +279,9 @@ int dip_symbols_fetch(struct dip_client_pool *pool,
 		err = -EOPNOTSUPP;
 		goto out;
 	}
+	t.trampolines_name =
+		module ? dip_layout_trampolines_name(shstrtab, t.shstrtab_len) :
+			 NULL;
 	err = dip_section_get(&q, t.note_name, DIP_LAYOUT_NOTE_MAX, &note,
 			      &t.note_len);
 	if (!err)
@@ -286,11 +290,16 @@ int dip_symbols_fetch(struct dip_client_pool *pool,
 	if (!err)
 		err = dip_section_get(&q, ".strtab", DIP_LAYOUT_TABLE_MAX,
 				      &strtab, &t.strtab_len);
+	if (!err && t.trampolines_name)
+		err = dip_section_get(&q, t.trampolines_name,
+				      DIP_LAYOUT_TRAMPOLINES_MAX, &trampolines,
+				      &t.trampolines_len);
 	if (err)
 		goto out;
 	t.note = note;
 	t.symtab = symtab;
 	t.strtab = strtab;
+	t.trampolines = trampolines;
 	err = dip_symbols_write(&q, &t, final);
 	if (!err) {
 		*path = strdup(final);
@@ -303,15 +312,20 @@ out:
 	free(note);
 	free(symtab);
 	free(strtab);
+	free(trampolines);
 	return err;
 }
 
 void dip_symbols_superseded(const struct symprov_request *req)
 {
 	static const char *const misses[] = {
-		"section-.shstrtab", "section-.note.gnu.build-id",
-		"section-.notes",    "section-.note",
-		"section-.symtab",   "section-.strtab",
+		"section-.shstrtab",
+		"section-.note.gnu.build-id",
+		"section-.notes",
+		"section-.note",
+		"section-.symtab",
+		"section-.strtab",
+		"section-.static_call.text",
 	};
 	char hex[SYMPROV_BUILD_ID_HEX_MAX], file[PATH_MAX];
 	size_t i;

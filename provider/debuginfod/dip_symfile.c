@@ -4,12 +4,18 @@
  * the data of the note and of the three tables as the server sent them.
  * Sections without data are SHT_NOBITS at the end of the file, so that
  * whoever reads their bytes by file offset reads nothing; a module's
- * .text keeps its offset (dip_layout), where perf maps its code.
+ * .text keeps its offset (dip_layout), where perf maps its code, and its
+ * static-call trampolines theirs, with their bytes.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* fallocate */
+#endif
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dip_symfile.h"
@@ -55,13 +61,58 @@ static int dip_add_section(Elf *e, const struct dip_section *s, uint64_t off)
 }
 
 /*
+ * Where the data of the sections placed in order begins: after the ELF
+ * header and the data of those that must be at an offset of their own.
+ * @first: the lowest such offset, or 0.
+ */
+static uint64_t dip_data_start(const struct dip_layout *l, size_t ehdr_size,
+			       uint64_t *first)
+{
+	uint64_t start = ehdr_size;
+	size_t i;
+
+	*first = 0;
+	for (i = 1; i < l->nr; i++) {
+		const struct dip_section *s = &l->sec[i];
+
+		if (!s->data || !s->offset)
+			continue;
+		if (s->offset + s->size > start)
+			start = s->offset + s->size;
+		if (!*first || s->offset < *first)
+			*first = s->offset;
+	}
+	return start;
+}
+
+/*
+ * libelf writes zeros between the ELF header and data placed further on
+ * (a module's trampolines, after where .text's code would be): give the
+ * blocks back where the file system can.
+ */
+static void dip_punch_gap(int fd, uint64_t from, uint64_t to)
+{
+	struct stat st;
+	uint64_t blk;
+
+	if (to <= from || fstat(fd, &st) || st.st_blksize <= 0)
+		return;
+	blk = (uint64_t)st.st_blksize;
+	from = dip_align(from, blk);
+	to = to / blk * blk;
+	if (to > from)
+		fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			  (off_t)from, (off_t)(to - from));
+}
+
+/*
  * The file @l describes, into @fd: 0, or a negative errno (-EIO when
  * libelf failed without one; elf_errmsg() says why).
  */
 static int dip_write(const struct dip_layout *l, int fd)
 {
 	size_t ehdr_size, shdr_size, i;
-	uint64_t off, shoff, end;
+	uint64_t off, shoff, end, start, first;
 	GElf_Ehdr ehdr;
 	int ret = -1;
 	Elf *e;
@@ -72,27 +123,34 @@ static int dip_write(const struct dip_layout *l, int fd)
 		goto out;
 	ehdr_size = gelf_fsize(e, ELF_T_EHDR, 1, EV_CURRENT);
 	shdr_size = gelf_fsize(e, ELF_T_SHDR, 1, EV_CURRENT);
-	/* the data first, then the section headers; NOBITS at the end */
-	off = ehdr_size;
+	/*
+	 * The data of sections with an offset of their own, then that of
+	 * the others, then the section headers; NOBITS at the end.
+	 */
+	start = dip_data_start(l, ehdr_size, &first);
+	if (first && first < ehdr_size) {
+		errno = EINVAL;
+		goto out;
+	}
+	off = start;
 	for (i = 1; i < l->nr; i++) {
-		if (l->sec[i].data)
+		if (l->sec[i].data && !l->sec[i].offset)
 			off = dip_align(off, l->sec[i].align) + l->sec[i].size;
 	}
 	shoff = dip_align(off, 8);
 	end = shoff + l->nr * shdr_size;
-	off = ehdr_size;
+	off = start;
 	for (i = 1; i < l->nr; i++) {
 		const struct dip_section *s = &l->sec[i];
+		uint64_t at = s->offset ? s->offset : end;
 
-		if (s->data)
+		if (s->data && !s->offset) {
 			off = dip_align(off, s->align);
-		if (dip_add_section(e, s,
-				    s->data	     ? off :
-				    s->nobits_offset ? s->nobits_offset :
-						       end))
-			goto out;
-		if (s->data)
+			at = off;
 			off += s->size;
+		}
+		if (dip_add_section(e, s, at))
+			goto out;
 	}
 	ehdr.e_ident[EI_DATA] = l->elfdata;
 	ehdr.e_ident[EI_VERSION] = EV_CURRENT;
@@ -106,6 +164,7 @@ static int dip_write(const struct dip_layout *l, int fd)
 	elf_flagelf(e, ELF_C_SET, ELF_F_LAYOUT);
 	if (elf_update(e, ELF_C_WRITE) < 0)
 		goto out;
+	dip_punch_gap(fd, ehdr_size, first);
 	ret = 0;
 out:
 	elf_end(e);

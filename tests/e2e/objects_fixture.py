@@ -61,6 +61,9 @@ class Module:
         self.name = name or '/lib/modules/%s/kernel/%s.xz' % (release, sub)
         self.build_id = read_build_id(path)
         self.functions, self.text_size = module_functions(path)
+        # x86's static-call trampolines, loaded right after .text
+        self.trampolines, self.span = module_trampolines(path,
+                                                         self.text_size)
         self.base = None
 
 
@@ -93,6 +96,36 @@ def module_functions(path):
     return sorted(out), img.shdr(text, 'sh_size')
 
 
+def module_trampolines(path, text_size):
+    """([(offset, st_size, name)], span): the static-call trampolines of
+    the ET_REL file PATH that the kernel loads with .text, by their offset
+    from its start (the section right after .text and its relocations,
+    aligned as in the file), and the bytes .text and they take."""
+    with open(path, 'rb') as f:
+        img = ElfImage(f.read())
+    names = img.names
+    if '.static_call.text' not in names:
+        return [], text_size
+    text, sct = names.index('.text'), names.index('.static_call.text')
+    if names[text + 1:sct] not in ([], ['.rela.text']):
+        return [], text_size
+    align = img.shdr(sct, 'sh_addralign') or 1
+    start = (text_size + align - 1) // align * align
+    symtab = img.section('.symtab')
+    strtab = img.shdr(symtab, 'sh_link')
+    base = img.shdr(strtab, 'sh_offset')
+    out = []
+    for n in range(1, img.nsyms(symtab)):
+        if img.sym(symtab, n, 'st_shndx') != sct or \
+                img.sym(symtab, n, 'st_info') & 0xf != STT_FUNC:
+            continue
+        off = base + img.sym(symtab, n, 'st_name')
+        name = bytes(img.data[off:img.data.index(b'\0', off)]).decode()
+        out.append((start + img.sym(symtab, n, 'st_value'),
+                    img.sym(symtab, n, 'st_size'), name))
+    return sorted(out), start + img.shdr(sct, 'sh_size')
+
+
 MODULE_SOURCE = r'''
 __attribute__((section(".init.text"))) int %(name)s_init(void)
 {
@@ -111,6 +144,21 @@ __attribute__((noinline)) long %(name)s_fn%(i)d(long x)
 }
 '''
 
+# x86's static-call trampoline (ARCH_DEFINE_STATIC_CALL_TRAMP in
+# arch/x86/include/asm/static_call.h): a jump to a function, in a section
+# of its own aligned to 4, which ld -r puts right after .text.
+MODULE_TRAMPOLINE = r'''
+asm(".pushsection .static_call.text, \"ax\"\n"
+    ".align 4\n"
+    ".globl __SCT__%(name)s_call%(i)d\n"
+    "__SCT__%(name)s_call%(i)d:\n"
+    ".byte 0xe9; .long %(name)s_fn%(i)d - (. + 4)\n"
+    ".byte 0x0f, 0xb9, 0xcc\n"
+    ".type __SCT__%(name)s_call%(i)d, @function\n"
+    ".size __SCT__%(name)s_call%(i)d, . - __SCT__%(name)s_call%(i)d\n"
+    ".popsection\n");
+'''
+
 
 # The sections of the kernel's scripts/module.lds that such a module has,
 # and its notes after them (kbuild's objects bring notes of their own, with
@@ -127,12 +175,15 @@ SECTIONS {
 '''
 
 
-def build_module(path, name, nfuncs=12):
+def build_module(path, name, nfuncs=12, trampolines=0):
     """PATH, an ET_REL module NAME_fn0..NAME_fnN in .text, NAME_init in
     .init.text, with DWARF and a build ID, linked as kbuild links one
-    (ld -r with the sections of its module.lds)."""
+    (ld -r with the sections of its module.lds); with TRAMPOLINES static-
+    call trampolines __SCT__NAME_call0.. to the first functions."""
     funcs = ''.join(MODULE_FUNC % {'name': name, 'i': i, 'mod': 7 + i}
                     for i in range(nfuncs))
+    funcs += ''.join(MODULE_TRAMPOLINE % {'name': name, 'i': i}
+                     for i in range(min(trampolines, nfuncs)))
     return build_module_of(path, MODULE_SOURCE % {'name': name,
                                                   'funcs': funcs})
 
@@ -273,9 +324,10 @@ def split_debug(path, exe, debug):
                    timeout=60)
 
 
-def splice_modules(src, dst, modules, every=10):
+def splice_modules(src, dst, modules, every=10, trampolines=False):
     """Write DST: SRC with MODULES loaded and every EVERYth kernel sample
-    moved into one of their functions.  Returns {(short, symbol): count}
+    moved into one of their functions (with TRAMPOLINES, into their
+    static-call trampolines first).  Returns {(short, symbol): count}
     of the moved samples."""
     with open(src, 'rb') as f:
         pd = PerfData(f.read())
@@ -283,12 +335,12 @@ def splice_modules(src, dst, modules, every=10):
     base = MODULE_BASE
     for m in modules:
         m.base = base
-        base += (m.text_size + MODULE_ALIGN - 1) // MODULE_ALIGN * \
+        base += (m.span + MODULE_ALIGN - 1) // MODULE_ALIGN * \
             MODULE_ALIGN + MODULE_ALIGN
     for m in reversed(modules):
         build_id = bytes.fromhex(m.build_id)
         pd.insert_after(kernel_mmap, pd.kernel_mmap_like(
-            m.base, m.text_size, m.name, build_id))
+            m.base, m.span, m.name, build_id))
         # perf 7.3 records build IDs in the MMAP2 records, not here
         if HEADER_BUILD_ID in pd.features:
             pd.add_build_id(build_id, m.name, kernel=True)
@@ -299,8 +351,8 @@ def splice_modules(src, dst, modules, every=10):
     for i, r in enumerate(kernel[every - 1::every]):
         # spread over the modules first, then over their functions
         m = modules[i % len(modules)]
-        value, size, name = m.functions[(i // len(modules)) %
-                                        len(m.functions)]
+        targets = (m.trampolines if trampolines else []) + m.functions
+        value, size, name = targets[(i // len(modules)) % len(targets)]
         r.set_ip(pd, m.base + value + min(4, size - 1))
         want[(m.short, name)] += 1
     tmp = dst + '.tmp'

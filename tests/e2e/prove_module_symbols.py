@@ -15,7 +15,8 @@ every module with a rebuilt file is spliced into one profile
 its .text), and PERF reports it twice, with --symfs trees holding the
 whole .ko files or the rebuilt ones: the two reports must be the same
 line for line (the module lines PERF leaves raw with the whole .ko are
-counted).  Bytes: each rebuilt file against its module's .symtab, .strtab
+counted).  Bytes: the sections the server sent for each rebuilt file,
+against its module's .symtab, .strtab
 and section headers (at most 1.2 times).  Exits 1 when a check fails.
 
 On Debian's linux-image-6.12.117+deb12-cloud-amd64-dbg: 1,082 of the
@@ -34,7 +35,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 sys.path.insert(0, HERE)
-from debuginfod_server import DebuginfodServer  # noqa: E402
+from debuginfod_server import DebuginfodServer, metric  # noqa: E402
 from elf_fixtures import read_build_id, read_sections  # noqa: E402
 from objects_fixture import Module, splice_modules  # noqa: E402
 
@@ -63,6 +64,12 @@ def ask_symbols(symprov, env, bid):
         return path, None
     why = [ln for ln in res.stderr.splitlines() if 'whole' in ln]
     return path, why[0] if why else 'the whole file'
+
+
+def sent_bytes(srv):
+    """The bytes of the sections the server has sent."""
+    return metric(srv.metrics(), 'http_responses_transfer_bytes_sum',
+                  type='section')
 
 
 def table_bytes(path):
@@ -100,6 +107,8 @@ def main():
     ap.add_argument('--work', help='kept afterwards (default: a temporary '
                     'directory, removed)')
     ap.add_argument('--limit', type=int, help='the first N modules only')
+    ap.add_argument('--trampolines', action='store_true',
+                    help='the modules with static-call trampolines only')
     args = ap.parse_args()
     if not args.deb:
         ap.error('--deb or SYMPROV_KERNEL_DBG_DEB: the -dbg package')
@@ -110,7 +119,10 @@ def main():
     if not os.path.isdir(tree):
         subprocess.run(['dpkg-deb', '-x', args.deb, tree], check=True,
                        timeout=TIMEOUT)
-    kos = modules_of(tree)[:args.limit]
+    kos = modules_of(tree)
+    if args.trampolines:
+        kos = [ko for ko in kos if Module(ko).trampolines]
+    kos = kos[:args.limit]
     serve = os.path.join(work, 'serve')
     if not os.path.isdir(serve):
         os.makedirs(serve)
@@ -121,11 +133,12 @@ def main():
     with DebuginfodServer(serve) as srv:
         env = srv.client_env(work, cache=os.path.join(work, 'cache'))
         for ko in kos:
+            before = sent_bytes(srv)
             path, why = ask_symbols(symprov, env, read_build_id(ko))
             if why:
                 whole.append((ko, why.split(': ', 2)[-1]))
                 continue
-            size, limit = os.path.getsize(path), table_bytes(ko)
+            size, limit = sent_bytes(srv) - before, table_bytes(ko)
             if size > BYTES_LIMIT * limit:
                 over.append((ko, size, limit))
             rebuilt.append((ko, path, size, limit))
@@ -141,7 +154,8 @@ def main():
     for first in range(0, len(mods), BATCH):
         batch = mods[first:first + BATCH]
         data = os.path.join(work, 'modules-%d.data' % first)
-        moved += sum(splice_modules(args.profile, data, batch).values())
+        moved += sum(splice_modules(args.profile, data, batch,
+                                    trampolines=True).values())
         lines = {}
         for which, pick in (('whole', 0), ('symbols', 1)):
             root = os.path.join(work, 'symfs-%s-%d' % (which, first))

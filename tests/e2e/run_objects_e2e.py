@@ -155,15 +155,19 @@ class Runner(Checks):
                                    self.fresh('deb-files'))
         else:
             d = self.fresh('modules/kernel/fs/symprov')
+            # one with static-call trampolines, sampled too (the first is
+            # the debug-only and annotate steps' module)
             kos = [objects_fixture.build_module(
-                os.path.join(d, 'symprov_m%d.ko' % i), 'symprov_m%d' % i)
+                os.path.join(d, 'symprov_m%d.ko' % i), 'symprov_m%d' % i,
+                trampolines=3 if i == 1 else 0)
                 for i in range(4)]
         self.kos = kos
         for ko in kos:
             shutil.copy(ko, srv)
         self.mods = [objects_fixture.Module(ko) for ko in kos]
         self.want = objects_fixture.splice_modules(
-            self.p('orig.data'), self.p('mods.data'), self.mods)
+            self.p('orig.data'), self.p('mods.data'), self.mods,
+            trampolines=True)
         make_profile.move_profile(self.p('mods.data'),
                                   self.p('moved.data'), NEW_KERNEL)
         make_profile.move_profile(self.p('orig.data'),

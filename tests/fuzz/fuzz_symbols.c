@@ -6,7 +6,8 @@
  * valid build-ID note for the asked build ID in front of the fuzzed one,
  * so that the fuzzer gets past the note; bit 1 reads the note name from
  * .shstrtab as the provider does, else from the input's first note name;
- * bit 4 builds a kernel module's file instead of a vmlinux's.  Whatever
+ * bit 4 builds a kernel module's file instead of a vmlinux's; bit 5 adds
+ * a fifth field, a module's static-call trampolines.  Whatever
  * is built must pass symprov_verify_kind() for that kind.
  */
 #ifndef _GNU_SOURCE
@@ -71,6 +72,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	t.symtab = symtab;
 	t.strtab = strtab;
 	t.note = note;
+	if (flags & 32) {
+		const uint8_t *trampolines;
+
+		t.trampolines_len = take(&p, &left, &trampolines);
+		t.trampolines = trampolines;
+		t.trampolines_name = ".static_call.text";
+	}
 	if (flags & 1) {
 		/* namesz 4, descsz 20, NT_GNU_BUILD_ID, "GNU", the ID */
 		with_id = malloc(36 + t.note_len);

@@ -29,6 +29,8 @@ from symbols_testcase import (SYMBOLS_FILE, SymbolsTestCase,  # noqa: E402
                               symbols)
 
 SHF_ALLOC = 2
+SHF_EXECINSTR = 4
+TRAMPOLINES = '.static_call.text'
 TABLES = ('.shstrtab', '.note.gnu.build-id', '.symtab', '.strtab')
 
 # A module with a named function in a code section after .text, which
@@ -82,6 +84,9 @@ class ModuleSymbolsTest(SymbolsTestCase):
             os.path.join(srv, 'untold.ko'), UNTOLD_SOURCE)
         cls.past_init = objects_fixture.build_module_of(
             os.path.join(srv, 'past_init.ko'), PAST_INIT_SOURCE)
+        cls.tramp = objects_fixture.build_module(
+            os.path.join(srv, 'symprov_t.ko'), 'symprov_t', nfuncs=4,
+            trampolines=3)
         cls.bid = read_build_id(cls.mod)
         cls.bid2 = read_build_id(cls.mod2)
 
@@ -158,6 +163,56 @@ class ModuleSymbolsTest(SymbolsTestCase):
         self.assertNotIn(SYMBOLS_FILE, self.cache_entries(bid))
         self.assertEqual(os.path.getsize(path),
                          os.path.getsize(self.noinstr))
+
+    def test_trampolines_keep_their_place(self):
+        """x86's static-call trampolines right after .text, which perf
+        maps with .text by their file offset: the file keeps that offset
+        (.text's size, here not a multiple of their alignment, then 4) and
+        their bytes, one section query more; theirs is the only executable
+        section."""
+        bid = read_build_id(self.tramp)
+        tramp = section_bytes(self.tramp, TRAMPOLINES)
+        n0, bytes0 = self.section_traffic()
+        path = self.assert_found(self.find('--symbols-only', bid), bid,
+                                 'symbols')
+        n1, bytes1 = self.section_traffic()
+        self.assertEqual(n1 - n0, 5)
+        self.assertEqual(bytes1 - bytes0,
+                         self.table_bytes(self.tramp) + len(tramp))
+        self.assertEqual(symbols(path), symbols(self.tramp))
+        self.assertEqual(section_bytes(path, TRAMPOLINES), tramp)
+        with open(self.tramp, 'rb') as f:
+            ko = ElfImage(f.read())
+        with open(path, 'rb') as f:
+            img = ElfImage(f.read())
+        i = ko.section(TRAMPOLINES)
+        self.assertNotEqual(ko.shdr(1, 'sh_size') % 4, 0)
+        self.assertEqual(img.names[i], TRAMPOLINES)
+        self.assertEqual(img.shdr(i, 'sh_offset'), ko.shdr(i, 'sh_offset'))
+        self.assertEqual([n for j, n in enumerate(img.names)
+                          if j and img.shdr(j, 'sh_flags') & SHF_EXECINSTR],
+                         [TRAMPOLINES])
+
+    def test_trampolines_cut_short(self):
+        bid = read_build_id(self.tramp)
+        res = self.hostile_find('trampolines end past their section',
+                                self.tramp, bid, **{TRAMPOLINES: b'\xc3'})
+        self.assert_found(res, bid, 'whole')
+
+    def test_trampolines_after_a_text_too_large(self):
+        """A .text symbol far out would place the trampolines (and make
+        the file as large): refused."""
+        bid = read_build_id(self.tramp)
+        symtab = bytearray(section_bytes(self.tramp, '.symtab'))
+        for i in range(1, len(symtab) // 24):
+            if symtab[24 * i + 4] & 0xf == 2 and \
+                    struct.unpack_from('<H', symtab, 24 * i + 6)[0] == 1:
+                struct.pack_into('<Q', symtab, 24 * i + 8, 1 << 40)
+                break
+        res = self.hostile_find('too large', self.tramp, bid, **{
+            TRAMPOLINES: section_bytes(self.tramp, TRAMPOLINES),
+            '.symtab': bytes(symtab)})
+        self.assert_found(res, bid, 'whole')
 
     def test_code_section_past_init_text(self):
         bid = read_build_id(self.past_init)

@@ -82,6 +82,7 @@ class SymbolsTestCase(ServerTestCase):
         for name, what in changed.items():
             if isinstance(what, bytes):
                 bodies[name] = what
+                modes[name] = 'file'
             else:
                 modes[name] = what
         modes['debuginfo'] = 'file'
