@@ -26,6 +26,7 @@
 #include "dip_layout.h"
 #include "dip_lock.h"
 #include "dip_host.h"
+#include "dip_parts.h"
 #include "dip_symbols.h"
 #include "dip_symfile.h"
 #include "symprov_buildid.h"
@@ -105,6 +106,17 @@ static int dip_section_get(struct dip_symbols_query *q, const char *name,
 		return -EOPNOTSUPP;
 	}
 	return err;
+}
+
+/* dip_section_get() of @part, a dip_part_fn: through @host. */
+static int dip_part_get(const struct symprov_host *host, struct dip_part *part,
+			void *arg)
+{
+	struct dip_symbols_query q = *(struct dip_symbols_query *)arg;
+
+	q.host = host;
+	return dip_section_get(&q, part->name, part->max, &part->buf,
+			       &part->len);
 }
 
 /* The symbols-only file kept earlier, if it still passes the check. */
@@ -242,12 +254,14 @@ int dip_symbols_fetch(struct dip_client_pool *pool,
 				       .req = req,
 				       .host_req = host_req,
 				       .what = module ? "module" : "vmlinux" };
-	unsigned char *shstrtab = NULL, *note = NULL, *symtab = NULL,
-		      *strtab = NULL, *trampolines = NULL;
+	/* the note, .symtab, .strtab, the trampolines: side by side */
+	struct dip_part parts[4] = { { 0 } };
+	unsigned char *shstrtab = NULL;
 	struct dip_lock lock = { .fd = -1 };
 	struct dip_tables t = { .module = module };
 	char final[PATH_MAX];
 	const char *why;
+	size_t i;
 	int err;
 
 	*path = NULL;
@@ -282,24 +296,26 @@ int dip_symbols_fetch(struct dip_client_pool *pool,
 	t.trampolines_name =
 		module ? dip_layout_trampolines_name(shstrtab, t.shstrtab_len) :
 			 NULL;
-	err = dip_section_get(&q, t.note_name, DIP_LAYOUT_NOTE_MAX, &note,
-			      &t.note_len);
-	if (!err)
-		err = dip_section_get(&q, ".symtab", DIP_LAYOUT_TABLE_MAX,
-				      &symtab, &t.symtab_len);
-	if (!err)
-		err = dip_section_get(&q, ".strtab", DIP_LAYOUT_TABLE_MAX,
-				      &strtab, &t.strtab_len);
-	if (!err && t.trampolines_name)
-		err = dip_section_get(&q, t.trampolines_name,
-				      DIP_LAYOUT_TRAMPOLINES_MAX, &trampolines,
-				      &t.trampolines_len);
+	parts[0] = (struct dip_part){ .name = t.note_name,
+				      .max = DIP_LAYOUT_NOTE_MAX };
+	parts[1] = (struct dip_part){ .name = ".symtab",
+				      .max = DIP_LAYOUT_TABLE_MAX };
+	parts[2] = (struct dip_part){ .name = ".strtab",
+				      .max = DIP_LAYOUT_TABLE_MAX };
+	parts[3] = (struct dip_part){ .name = t.trampolines_name,
+				      .max = DIP_LAYOUT_TRAMPOLINES_MAX };
+	err = dip_parts_get(host, host_req, parts, t.trampolines_name ? 4 : 3,
+			    dip_part_get, &q);
 	if (err)
 		goto out;
-	t.note = note;
-	t.symtab = symtab;
-	t.strtab = strtab;
-	t.trampolines = trampolines;
+	t.note = parts[0].buf;
+	t.note_len = parts[0].len;
+	t.symtab = parts[1].buf;
+	t.symtab_len = parts[1].len;
+	t.strtab = parts[2].buf;
+	t.strtab_len = parts[2].len;
+	t.trampolines = parts[3].buf;
+	t.trampolines_len = parts[3].len;
 	err = dip_symbols_write(&q, &t, final);
 	if (!err) {
 		*path = strdup(final);
@@ -309,10 +325,8 @@ int dip_symbols_fetch(struct dip_client_pool *pool,
 out:
 	dip_lock_release(&lock);
 	free(shstrtab);
-	free(note);
-	free(symtab);
-	free(strtab);
-	free(trampolines);
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		free(parts[i].buf);
 	return err;
 }
 

@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'e2e'))
 from elf_fixtures import read_build_id, read_sections  # noqa: E402
 from elf_fixtures import section_bytes  # noqa: E402
 from elf_mutate import ElfImage  # noqa: E402
+from link_proxy import ThrottleProxy  # noqa: E402
 import objects_fixture  # noqa: E402
 import server_testcase  # noqa: E402
 from symbols_testcase import (SYMBOLS_FILE, SymbolsTestCase,  # noqa: E402
@@ -192,6 +193,27 @@ class ModuleSymbolsTest(SymbolsTestCase):
         self.assertEqual([n for j, n in enumerate(img.names)
                           if j and img.shdr(j, 'sh_flags') & SHF_EXECINSTR],
                          [TRAMPOLINES])
+
+    def test_sections_side_by_side(self):
+        """Once .shstrtab has named them, the other four sections are
+        asked at once: all four in flight before the first is answered,
+        one round trip for them where one each would be four."""
+        bid = read_build_id(self.tramp)
+        hold = 1.0
+        with ThrottleProxy(self.server.port, hold=hold,
+                           max_seconds=120) as proxy:
+            path = self.assert_found(
+                self.find('--symbols-only', bid,
+                          env=self.env(urls=proxy.url)), bid, 'symbols')
+            asked = list(zip(proxy.requests, proxy.arrivals))
+        self.assertEqual(symbols(path), symbols(self.tramp))
+        sections = [(r.split()[1].rsplit('/', 1)[1], t) for r, t in asked
+                    if '/section/' in r]
+        self.assertEqual(sections[0][0], '.shstrtab')
+        self.assertEqual(sorted(n for n, _ in sections[1:]),
+                         sorted(TABLES[1:] + (TRAMPOLINES,)))
+        # each is held HOLD seconds before it goes to the server
+        self.assertLess(sections[-1][1] - sections[1][1], hold)
 
     def test_trampolines_cut_short(self):
         bid = read_build_id(self.tramp)

@@ -56,6 +56,7 @@ class ThrottleProxy:
         self.link = Link(mbit * 1e6) if mbit else None
         self.hold = hold
         self.requests = []
+        self.arrivals = []  # time.monotonic() of each request, in order
         self.idle = idle
         self.deadline = time.monotonic() + max_seconds
         self.down_bytes = 0
@@ -126,6 +127,7 @@ class ThrottleProxy:
                     with self.count_lock:
                         self.requests.append(data.split(b'\r\n', 1)[0]
                                              .decode('latin-1'))
+                        self.arrivals.append(time.monotonic())
                     self.stopping.wait(self.hold)
                 if down and self.link:
                     self.link.take(len(data))
