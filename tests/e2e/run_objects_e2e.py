@@ -28,8 +28,9 @@ the stripped objects and their debug files.  Checks:
                   --symfs control shows them
   side by side    behind a server that holds every request HOLD seconds,
                   the report needing the kernel, four modules and the
-                  objects (the kernel and the modules: four section
-                  queries each, in a row) takes at most half the time of
+                  objects (the kernel and the modules: .shstrtab, then
+                  their other sections side by side) takes at most half
+                  the time of
                   its requests one after the other; each file asked
                   once; the same report
   processes       8 perf reports at once on one cold profile: each file
@@ -312,7 +313,7 @@ class Runner(Checks):
         if text != self.direct:
             raise E2EError('the report differs from the one without a '
                            'slow server')
-        # the kernel and each module are four section queries in a row
+        # the kernel and each module: .shstrtab, then the others at once
         if many > 0.5 * len(asked) * HOLD:
             raise E2EError('%.1f s for %d requests held %.1f s each: not '
                            'side by side' % (many, len(asked), HOLD))
