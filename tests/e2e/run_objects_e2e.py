@@ -30,9 +30,8 @@ the stripped objects and their debug files.  Checks:
                   the report needing the kernel, four modules and the
                   objects (the kernel and the modules: .shstrtab, then
                   their other sections side by side) takes at most half
-                  the time of
-                  its requests one after the other; each file asked
-                  once; the same report
+                  the time of its requests one after the other; each
+                  file asked once; the same report
   processes       8 perf reports at once on one cold profile: each file
                   sent once by the server
   offline         symprov prefetch --into DIR, the server stopped, then
