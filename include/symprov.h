@@ -208,17 +208,18 @@ enum symprov_content {
 	 *
 	 * For a kernel module (SYMPROV_KIND_KERNEL_MODULE), the same in a
 	 * relocatable object (ET_REL) whose first section is .text, at the
-	 * full file's file offset, with no section marked SHF_EXECINSTR:
-	 * perf places the symbols of .text by its file offset, and maps the
-	 * code sections that follow it by theirs, which a file rebuilt
-	 * from the tables does not have.  Any other section may have no
-	 * name and no SHF_ALLOC where the tables do not tell its name: perf
-	 * places the symbols of those sections at no address a sample of
-	 * the module has.  A module with functions in the code sections
-	 * perf maps with .text (those between it and the first .init.text
-	 * or .exit.text) comes whole.  Hosts before this rule never ask for
-	 * a module's symbols only; a provider that does not know it returns
-	 * the whole module, as before.
+	 * full file's file offset, not marked SHF_EXECINSTR: perf places the
+	 * symbols of .text by its file offset, and maps the code sections
+	 * that follow it by theirs (those between it and the first
+	 * .init.text or .exit.text).  Those with functions are kept with
+	 * their data at the full file's offsets, SHF_EXECINSTR (x86's
+	 * static-call trampolines); no other section is SHF_EXECINSTR.  Any
+	 * other section may have no name and no SHF_ALLOC where the tables
+	 * do not tell its name: perf places the symbols of those sections at
+	 * no address a sample of the module has.  A module whose code
+	 * sections mapped with .text cannot be so kept comes whole.  Hosts
+	 * before this rule never ask for a module's symbols only; a provider
+	 * that does not know it returns the whole module, as before.
 	 *
 	 * For every other kind the symbols only are the whole file, content
 	 * SYMPROV_CONTENT_FULL: perf reads a user-space object's PLT and

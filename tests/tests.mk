@@ -235,6 +235,8 @@ test-threads: $(TEST_DEPS)
 	@$(PYTHON) tests/integration/test_prefetch.py --build $(B) \
 		PrefetchTest.test_into_a_tree_asks_each_file_once \
 		PrefetchTest.test_jobs_at_once_then_cancelled
+	@$(PYTHON) tests/integration/test_module_symbols.py --build $(B) \
+		ModuleSymbolsTest.test_sections_side_by_side
 
 # AT_SECURE, for real: a setcap and a setuid copy run as nobody (root).
 check-privilege: all
