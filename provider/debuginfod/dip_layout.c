@@ -1003,7 +1003,7 @@ static int dip_module_extents(struct dip_work *w)
 static int dip_module_trampolines_out(struct dip_work *w, struct dip_layout *l)
 {
 	size_t i = dip_module_trampolines(w);
-	struct dip_section *s = &l->sec[i];
+	struct dip_section *s;
 
 	if (!i || !w->sym_in[i])
 		return 0;
@@ -1028,6 +1028,7 @@ static int dip_module_trampolines_out(struct dip_work *w, struct dip_layout *l)
 			"its .text, whose size places the trampolines, does not end with a function";
 		return -EINVAL;
 	}
+	s = &l->sec[i];
 	s->type = SHT_PROGBITS;
 	s->flags = SHF_ALLOC | SHF_EXECINSTR;
 	s->align = DIP_TRAMPOLINES_ALIGN;
