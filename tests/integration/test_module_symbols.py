@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'e2e'))
 from elf_fixtures import read_build_id, read_sections  # noqa: E402
 from elf_fixtures import section_bytes  # noqa: E402
 from elf_mutate import ElfImage  # noqa: E402
+from fault_server import FaultServer  # noqa: E402
 from link_proxy import ThrottleProxy  # noqa: E402
 import objects_fixture  # noqa: E402
 import server_testcase  # noqa: E402
@@ -214,6 +215,28 @@ class ModuleSymbolsTest(SymbolsTestCase):
                          sorted(TABLES[1:] + (TRAMPOLINES,)))
         # each is held HOLD seconds before it goes to the server
         self.assertLess(sections[-1][1] - sections[1][1], hold)
+
+    def test_server_preparing_past_the_timeout(self):
+        """A server that sends nothing for longer than DEBUGINFOD_TIMEOUT
+        to the first query (a debuginfod -U extracting the .ko from a
+        package): libdebuginfod asks again, within DEBUGINFOD_RETRY_LIMIT;
+        the whole .ko is never asked, each other section once."""
+        bid = read_build_id(self.tramp)
+        bodies = {n: section_bytes(self.tramp, n)
+                  for n in TABLES + (TRAMPOLINES,)}
+        with open(self.tramp, 'rb') as f:
+            body = f.read()
+        with FaultServer('late', body=body, bodies=bodies, delay_s=5,
+                         then='file', after=1, size_header=True) as fault:
+            res = self.find('--symbols-only', bid,
+                            env=self.env(urls=fault.url,
+                                         DEBUGINFOD_TIMEOUT=2))
+            hits = [h.rsplit('/', 1)[-1] for h in fault.hits]
+        path = self.assert_found(res, bid, 'symbols')
+        self.assertEqual(symbols(path), symbols(self.tramp))
+        self.assertEqual(hits[:2], ['.shstrtab', '.shstrtab'])
+        self.assertEqual(sorted(hits[2:]),
+                         sorted(TABLES[1:] + (TRAMPOLINES,)))
 
     def test_trampolines_cut_short(self):
         bid = read_build_id(self.tramp)
