@@ -82,8 +82,7 @@
 
 #include "dip_layout.h"
 
-/* x86's static-call trampolines, aligned so (asm/static_call.h) */
-#define DIP_TRAMPOLINES ".static_call.text"
+/* x86's static-call trampolines are aligned so (asm/static_call.h) */
 #define DIP_TRAMPOLINES_ALIGN 4
 
 /* A string of .shstrtab, NUL-terminated in it. */
@@ -271,7 +270,7 @@ static void dip_work_free(struct dip_work *w)
 const char *dip_layout_trampolines_name(const unsigned char *shstrtab,
 					size_t len)
 {
-	static const char name[] = DIP_TRAMPOLINES;
+	static const char name[] = DIP_LAYOUT_TRAMPOLINES;
 
 	/* its own name, or the tail of its relocations' */
 	return memmem(shstrtab, len, name, sizeof(name)) ? name : NULL;
@@ -913,7 +912,7 @@ static size_t dip_module_trampolines(const struct dip_work *w)
 	    !strcmp(w->name[i], ".rela.text"))
 		i++;
 	if (i < w->nr_slots && w->has_sym[i] && w->name[i] &&
-	    !strcmp(w->name[i], DIP_TRAMPOLINES))
+	    !strcmp(w->name[i], DIP_LAYOUT_TRAMPOLINES))
 		return i;
 	return 0;
 }

@@ -15,6 +15,8 @@
 #define DIP_LAYOUT_NOTE_MAX (1U << 16)
 #define DIP_LAYOUT_TABLE_MAX (1U << 30) /* .symtab, .strtab */
 #define DIP_LAYOUT_TRAMPOLINES_MAX (1U << 20)
+/* x86's static-call trampolines, which a module's symbols-only file keeps */
+#define DIP_LAYOUT_TRAMPOLINES ".static_call.text"
 /* A module's .text, which the file skips to place its trampolines. */
 #define DIP_LAYOUT_TEXT_MAX (64U << 20)
 /* Most sections rebuilt: a vmlinux has under a hundred. */

@@ -339,7 +339,7 @@ void dip_symbols_superseded(const struct symprov_request *req)
 		"section-.note",
 		"section-.symtab",
 		"section-.strtab",
-		"section-.static_call.text",
+		"section-" DIP_LAYOUT_TRAMPOLINES,
 	};
 	char hex[SYMPROV_BUILD_ID_HEX_MAX], file[PATH_MAX];
 	size_t i;
