@@ -70,6 +70,12 @@ static int dip_read_all(int fd, long long max, unsigned char **buf, size_t *len)
 	return 0;
 }
 
+/* libdebuginfod's cache entry for one section, as its fetch names it */
+static void dip_section_entry(const char *name, char *what, size_t size)
+{
+	snprintf(what, size, "section-%s", name);
+}
+
 /*
  * One section, in memory; libdebuginfod's copy in the cache goes, it is
  * only a part.  0; -EOPNOTSUPP when the servers do not give it (said in
@@ -87,7 +93,7 @@ static int dip_section_get(struct dip_symbols_query *q, const char *name,
 	char *file = NULL;
 	int fd = -1, err;
 
-	snprintf(what, sizeof(what), "section-%s", name);
+	dip_section_entry(name, what, sizeof(what));
 	err = dip_fetch_target(q->pool, q->host, q->req, q->host_req, &t, &file,
 			       &fd);
 	if (!err) {
@@ -332,22 +338,24 @@ out:
 
 void dip_symbols_superseded(const struct symprov_request *req)
 {
-	static const char *const misses[] = {
-		"section-.shstrtab",
-		"section-.note.gnu.build-id",
-		"section-.notes",
-		"section-.note",
-		"section-.symtab",
-		"section-.strtab",
-		"section-" DIP_LAYOUT_TRAMPOLINES,
+	static const char *const sections[] = {
+		".shstrtab",
+		".note.gnu.build-id",
+		".notes",
+		".note",
+		".symtab",
+		".strtab",
+		DIP_LAYOUT_TRAMPOLINES,
 	};
-	char hex[SYMPROV_BUILD_ID_HEX_MAX], file[PATH_MAX];
+	char hex[SYMPROV_BUILD_ID_HEX_MAX], file[PATH_MAX], what[64];
 	size_t i;
 
 	symprov_build_id_hex(req->build_id, req->build_id_len, hex);
 	if (!dip_cache_path(hex, DIP_SYMBOLS_FILE, file, sizeof(file)))
 		unlink(file);
 	/* libdebuginfod never ages these misses (up to 0.196): the file answers */
-	for (i = 0; i < sizeof(misses) / sizeof(misses[0]); i++)
-		dip_cache_forget_miss(hex, misses[i]);
+	for (i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		dip_section_entry(sections[i], what, sizeof(what));
+		dip_cache_forget_miss(hex, what);
+	}
 }

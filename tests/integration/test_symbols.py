@@ -209,6 +209,8 @@ class SymbolsTest(SymbolsTestCase):
             asked = list(fault.hits)
         self.assertEqual(asked, ['/buildid/%s/section/.shstrtab' % BID_K,
                                  '/buildid/%s/debuginfo' % BID_K])
+        # the whole file answers: the section's miss is forgotten with it
+        self.assertNotIn('section-.shstrtab', self.cache_entries(BID_K))
 
     def test_server_without_sections_503(self):
         """debuginfod before 0.183 answers 503 to a section query, and
