@@ -40,17 +40,15 @@ bool copy_is_checked_file(const char *path, uint32_t kind,
 	return ok;
 }
 
-static int copy_send_all(int in, int out)
+/* [@from, @to) of @in to the same place of @out */
+static int copy_extent(int in, int out, off_t from, off_t to)
 {
-	struct stat st;
-	off_t left;
-
-	if (fstat(in, &st))
+	if (lseek(out, from, SEEK_SET) < 0)
 		return -errno;
-	for (left = st.st_size; left > 0;) {
-		ssize_t n =
-			sendfile(out, in, NULL,
-				 left > COPY_SEND_MAX ? COPY_SEND_MAX : left);
+	while (from < to) {
+		ssize_t n = sendfile(out, in, &from,
+				     to - from > COPY_SEND_MAX ? COPY_SEND_MAX :
+								 to - from);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -59,9 +57,38 @@ static int copy_send_all(int in, int out)
 		/* the file shrank under us: not a whole one */
 		if (n == 0)
 			return -EIO;
-		left -= n;
 	}
 	return 0;
+}
+
+/*
+ * The data of @in, its holes left holes: a module's symbols-only file is
+ * as long as its code, which is not in it (a gap punched out).
+ */
+static int copy_send_all(int in, int out)
+{
+	struct stat st;
+	off_t hole = 0;
+
+	if (fstat(in, &st))
+		return -errno;
+	while (hole < st.st_size) {
+		off_t data = lseek(in, hole, SEEK_DATA);
+		int err;
+
+		/* ENXIO: no data after @hole */
+		if (data < 0 && errno == ENXIO)
+			break;
+		hole = data < 0 ? -1 : lseek(in, data, SEEK_HOLE);
+		if (hole < 0)
+			return -errno;
+		if (hole > st.st_size)
+			hole = st.st_size;
+		err = copy_extent(in, out, data, hole);
+		if (err)
+			return err;
+	}
+	return ftruncate(out, st.st_size) ? -errno : 0;
 }
 
 void copy_sync_dir(const char *dir)

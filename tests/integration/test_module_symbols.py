@@ -14,6 +14,7 @@ client cache.
 """
 import os
 import struct
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -25,10 +26,12 @@ from elf_fixtures import section_bytes  # noqa: E402
 from elf_mutate import ElfImage  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
 from link_proxy import ThrottleProxy  # noqa: E402
+from minimal_perfdata import minimal  # noqa: E402
 import objects_fixture  # noqa: E402
+from perfdata import PerfData  # noqa: E402
 import server_testcase  # noqa: E402
 from symbols_testcase import (SYMBOLS_FILE, SymbolsTestCase,  # noqa: E402
-                              symbols)
+                              symbols, symprov)
 
 SHF_ALLOC = 2
 SHF_EXECINSTR = 4
@@ -71,6 +74,22 @@ long ut_fn(long x) { return x * ut_plain; }
 '''
 
 
+# A megabyte of code before the trampolines: the symbols-only file is as
+# long, the gap where the code was punched out of it.
+BIG_CODE = 1 << 20
+BIG_FUNC = r'''
+long symprov_big_fn1(long x)
+{
+	asm volatile(".skip %d, 0x90");
+	return x + 1;
+}
+''' % BIG_CODE
+
+
+def allocated(path):
+    return os.stat(path).st_blocks * 512
+
+
 class ModuleSymbolsTest(SymbolsTestCase):
     TABLES = TABLES
 
@@ -89,6 +108,14 @@ class ModuleSymbolsTest(SymbolsTestCase):
         cls.tramp = objects_fixture.build_module(
             os.path.join(srv, 'symprov_t.ko'), 'symprov_t', nfuncs=4,
             trampolines=3)
+        cls.big = objects_fixture.build_module_of(
+            os.path.join(srv, 'symprov_big.ko'),
+            objects_fixture.MODULE_SOURCE % {
+                'name': 'symprov_big',
+                'funcs': objects_fixture.MODULE_FUNC % {
+                    'name': 'symprov_big', 'i': 0, 'mod': 7} + BIG_FUNC +
+                objects_fixture.MODULE_TRAMPOLINE % {
+                    'name': 'symprov_big', 'i': 0}})
         cls.bid = read_build_id(cls.mod)
         cls.bid2 = read_build_id(cls.mod2)
 
@@ -194,6 +221,34 @@ class ModuleSymbolsTest(SymbolsTestCase):
         self.assertEqual([n for j, n in enumerate(img.names)
                           if j and img.shdr(j, 'sh_flags') & SHF_EXECINSTR],
                          [TRAMPOLINES])
+
+    def test_gap_stays_a_hole_in_copies(self):
+        """The symbols-only file of a module with trampolines after a
+        megabyte of code is that long, the code's place a hole; `symprov
+        prefetch --into` copies it with the hole, not a megabyte of
+        zeros."""
+        bid = read_build_id(self.big)
+        path = self.assert_found(self.find('--symbols-only', bid), bid,
+                                 'symbols')
+        self.assertGreater(os.path.getsize(path), BIG_CODE)
+        self.assertLess(allocated(path), BIG_CODE // 2,
+                        'the file system of %s punches no holes' % path)
+        pd = PerfData(minimal())
+        pd.add_build_id(bytes.fromhex(bid), '/lib/modules/6.12.0-test/'
+                        'kernel/symprov_big.ko', kernel=True)
+        profile = os.path.join(self.home, 'big.data')
+        with open(profile, 'wb') as f:
+            f.write(pd.bytes())
+        tree = os.path.join(self.home, 'tree')
+        res = subprocess.run(
+            [symprov(), 'prefetch', '-i',
+             profile, '--providers', 'libdebuginfodprov.so', '--into', tree],
+            env=self.env(), text=True, capture_output=True, timeout=120)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        copy = os.path.join(tree, 'buildid', bid, 'debuginfo')
+        with open(path, 'rb') as a, open(copy, 'rb') as b:
+            self.assertEqual(a.read(), b.read())
+        self.assertLessEqual(allocated(copy), allocated(path) + 65536)
 
     def test_sections_side_by_side(self):
         """Once .shstrtab has named them, the other four sections are
