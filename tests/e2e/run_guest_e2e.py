@@ -6,6 +6,7 @@ reports that profile through the symbol providers.
 
     run_guest_e2e.py --kernel-deb IMAGE.deb --dbg-deb DBG.deb
                      [--perf PERF] [--workdir DIR] [--seconds 8]
+                     [--filesystems] [--cold-U] [--stock]
 
 IMAGE.deb is linux-image-<release>-cloud-amd64(-unsigned), DBG.deb its
 linux-image-<release>-cloud-amd64-dbg.  Not in `make check`: both are
@@ -19,7 +20,10 @@ The guest is an initramfs: busybox, kmod, dmsetup and this machine's perf
 Debian installs them (.ko.xz).  It loads zram, lz4, dm-crypt and
 aesni-intel, writes through an aes-xts dm-crypt device onto a zram disk
 under `perf record -a`, and reports its own profile with its kallsyms and
-modules: the oracle.  Its files come back through a virtio disk.  Checks:
+modules: the oracle.  Its files come back through a virtio disk.  With
+--filesystems it also mounts an xfs and a btrfs (made here: xfsprogs,
+btrfs-progs) and creates, syncs and removes small files on both during
+the recording: the two largest modules of the package.  Checks:
 
   guest           the guest's own report names kernel symbols (it files
                   the modules' under [kernel.kallsyms], from /proc/kallsyms)
@@ -33,15 +37,29 @@ modules: the oracle.  Its files come back through a virtio disk.  Checks:
                   raw stays the same raw address
   package tree    libbuildiddirprov.so on the -dbg package's own layout:
                   the same report as through debuginfod
+  cold -U         (--cold-U) a debuginfod -U on the -dbg package itself,
+                  as a site serves its packages, cold: the same report as
+                  through -F; each file the report needs asked once (one
+                  answer per build ID and section, none whole but the
+                  modules whose layout needs it); the bytes the server
+                  sent, said
+  perf cache      `symprov prefetch -i perf.data --perf-cache` from a
+                  debuginfod (-F; the cold -U with --cold-U), then this
+                  perf with no provider: every kernel and module line as
+                  the guest's.  With --stock (a perf without the series:
+                  Debian's 6.1, a stock 6.12 or 7.3, recording in the
+                  guest and reporting here) the only provider check.
 
 Ends with "N passed, N failed"; exit 0 when all passed.
 """
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -49,6 +67,7 @@ sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 import debfiles  # noqa: E402
 from compare_reports import Entry, compare, parse_report  # noqa: E402
 from debuginfod_server import DebuginfodServer  # noqa: E402
+from elf_fixtures import read_build_id  # noqa: E402
 from e2elib import (Checks, E2EError, alias_map, checks_parser,  # noqa: E402
                     clean_env, log, run, run_checks)
 
@@ -57,6 +76,9 @@ REPORT = ['report', '--stdio', '--sort', 'dso,sym', '-F',
           'overhead,sample,dso,sym']
 TOOLS = ('qemu-system-x86_64', 'busybox', 'kmod', 'dmsetup', 'cpio',
          'debuginfod', 'dpkg-deb')
+FS_TOOLS = ('mkfs.xfs', 'mkfs.btrfs')
+# the guest's disks after /dev/vda (its files going back): file systems
+FILESYSTEMS = ('xfs', 'btrfs')
 
 # The guest's /init: the load, its profile and its own report, then the
 # files onto /dev/vda as a tar archive.
@@ -72,10 +94,18 @@ echo lz4 > /sys/block/zram0/comp_algorithm
 echo 1G > /sys/block/zram0/disksize
 key=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 dmsetup create c --table "0 2097152 crypt aes-xts-plain64 $key 0 /dev/zram0 0"
+for spec in %(filesystems)s; do
+    fs=$(echo $spec | cut -d: -f1)
+    modprobe $fs || echo "guest: modprobe $fs failed"
+    mkdir -p /mnt/$fs
+    mount -t $fs $(echo $spec | cut -d: -f2) /mnt/$fs || \
+        echo "guest: mount $fs failed"
+done
 cd /tmp
 perf record -e cpu-clock -a -o perf.data -- sh -c \
-    'timeout %(seconds)d sh -c "while :; do dd if=/dev/zero of=/dev/mapper/c \
-     bs=1M count=512 oflag=direct 2>/dev/null; done"' > record.txt 2>&1
+    'timeout %(seconds)d /bin/load-crypt & for fs in /mnt/*; do \
+     [ -d "$fs" ] && timeout %(seconds)d /bin/load-files $fs & done; wait' \
+    > record.txt 2>&1
 perf report -i perf.data %(report)s > report.txt 2> report-err.txt
 perf buildid-list -i perf.data > buildids.txt 2>&1
 cat /proc/kallsyms > kallsyms
@@ -88,6 +118,22 @@ echo "guest: done"
 poweroff -f
 '''
 
+# the loads, each until the timeout that runs it kills it
+LOAD_CRYPT = r'''#!/bin/busybox sh
+while :; do
+    dd if=/dev/zero of=/dev/mapper/c bs=1M count=512 oflag=direct 2>/dev/null
+done
+'''
+# metadata work: small files created, synced, removed
+LOAD_FILES = r'''#!/bin/busybox sh
+while :; do
+    mkdir -p $1/d
+    for i in $(seq 200); do echo $i > $1/d/f$i; done
+    sync
+    rm -rf $1/d
+done
+'''
+
 
 class Runner(Checks):
     def __init__(self, args):
@@ -97,7 +143,8 @@ class Runner(Checks):
         why = []
         if os.geteuid() != 0:
             why.append('not root')
-        for tool in TOOLS:
+        for tool in TOOLS + (FS_TOOLS if self.args.filesystems else ()) + (
+                ('bsdtar',) if self.args.cold_u else ()):
             if not shutil.which(tool):
                 why.append('%s not found in PATH' % tool)
         for deb in (self.args.kernel_deb, self.args.dbg_deb):
@@ -149,11 +196,18 @@ class Runner(Checks):
         perf = self.copy_program(root, self.perf)
         os.makedirs(os.path.join(root, 'usr', 'bin'), exist_ok=True)
         os.symlink(perf, os.path.join(root, 'usr', 'bin', 'perf'))
-        with open(os.path.join(root, 'init'), 'w') as f:
-            f.write(INIT % {'modules': ' '.join(MODULES),
-                            'seconds': self.args.seconds,
-                            'report': ' '.join(REPORT[1:])})
-        os.chmod(os.path.join(root, 'init'), 0o755)
+        disks = ['%s:/dev/vd%c' % (fs, ord('b') + i)
+                 for i, fs in enumerate(self.filesystems)]
+        for name, text in (('init', INIT % {
+                'modules': ' '.join(MODULES),
+                'filesystems': ' '.join(disks),
+                'seconds': self.args.seconds,
+                'report': ' '.join(REPORT[1:])}),
+                ('bin/load-crypt', LOAD_CRYPT),
+                ('bin/load-files', LOAD_FILES)):
+            with open(os.path.join(root, name), 'w') as f:
+                f.write(text)
+            os.chmod(os.path.join(root, name), 0o755)
         self.initrd = self.p('initrd.gz')
         with open(self.initrd, 'wb') as out:
             find = subprocess.Popen(['find', '.'], cwd=root,
@@ -168,7 +222,16 @@ class Runner(Checks):
         log('guest: %s, initramfs %.1f MiB' % (
             self.release, os.path.getsize(self.initrd) / 1048576))
 
+    def make_filesystem(self, fs):
+        """An empty file system of type @fs in an image: a guest disk."""
+        img = self.p('%s.img' % fs)
+        with open(img, 'wb') as f:
+            f.truncate(512 << 20)
+        run(['mkfs.' + fs, '-q', '-f', img], 120)
+        return img
+
     def step_guest(self):
+        self.filesystems = FILESYSTEMS if self.args.filesystems else ()
         self.make_initramfs()
         disk = self.p('out.img')
         with open(disk, 'wb') as f:
@@ -176,8 +239,10 @@ class Runner(Checks):
         cmd = ['qemu-system-x86_64', '-m', '2048', '-smp', '2',
                '-nographic', '-no-reboot', '-kernel', self.vmlinuz,
                '-initrd', self.initrd, '-append',
-               'console=ttyS0 panic=-1 quiet',
-               '-drive', 'file=%s,if=virtio,format=raw' % disk]
+               'console=ttyS0 panic=-1 quiet']
+        for img in [disk] + [self.make_filesystem(fs)
+                             for fs in self.filesystems]:
+            cmd += ['-drive', 'file=%s,if=virtio,format=raw' % img]
         # KVM where it runs this kernel (a nested one may fail to emulate
         # its decompressor's BMI2 instructions), TCG otherwise
         accels = [('KVM', ['-enable-kvm', '-cpu', 'host'])] if os.access(
@@ -270,16 +335,22 @@ class Runner(Checks):
             sum(e.pct for e in self.with_kallsyms if e.dso in mods),
             ', '.join(sorted(mods))))
 
+    def dbg_files(self):
+        """The root of the vmlinux and the .ko files of the modules with
+        samples, out of the -dbg package (once)."""
+        if not getattr(self, 'dbg', None):
+            dbg = self.fresh('dbg')
+            want = [n for n in debfiles.members(self.args.dbg_deb,
+                                                './usr/lib/debug/')
+                    if '/boot/vmlinux-' in n or
+                    '[%s]' % os.path.basename(n)[:-3].replace('-', '_')
+                    in self.mods]
+            debfiles.extract(self.args.dbg_deb, want, dbg)
+            self.dbg = dbg
+        return os.path.join(self.dbg, 'usr', 'lib', 'debug')
+
     def step_debuginfod(self):
-        dbg = self.fresh('dbg')
-        want = [n for n in debfiles.members(self.args.dbg_deb,
-                                            './usr/lib/debug/')
-                if '/boot/vmlinux-' in n or
-                '[%s]' % os.path.basename(n)[:-3].replace('-', '_')
-                in self.mods]
-        debfiles.extract(self.args.dbg_deb, want, dbg)
-        self.dbg = dbg
-        srv = os.path.join(dbg, 'usr', 'lib', 'debug')
+        srv = self.dbg_files()
         cache = self.fresh('cache')
         with DebuginfodServer(srv, log_path=self.p('debuginfod.log')) as s:
             env = clean_env(self.fresh('home-dip'), {
@@ -303,14 +374,96 @@ class Runner(Checks):
         if res.stdout != self.via_debuginfod:
             raise E2EError('package tree: not the report through debuginfod')
 
+    def step_perf_cache(self):
+        """symprov prefetch --perf-cache from a debuginfod (-F, or a cold
+        -U on the package with --cold-U), then this perf, with no
+        provider, on its own build-id cache: every kernel and module line
+        as the guest's."""
+        home = self.fresh('home-perf-cache')
+        srv_log = self.p('debuginfod-pc.log')
+        with (self.package_server(srv_log) if self.args.cold_u else
+              DebuginfodServer(self.dbg_files(), log_path=srv_log)) as s:
+            env = clean_env(home, {
+                'DEBUGINFOD_URLS': s.url,
+                'DEBUGINFOD_CACHE_PATH': self.fresh('cache-pc')})
+            res = run([self.symprov, 'prefetch', '-i',
+                       self.p('guest', 'perf.data'), '--perf-cache',
+                       '--providers', 'libdebuginfodprov.so'], 900, env=env,
+                      check=False)
+        if res.returncode not in (0, 2):
+            raise E2EError('symprov prefetch --perf-cache: exit %d: %s' % (
+                res.returncode, res.stderr[-2000:]))
+        said = (res.stderr.strip().splitlines() or [''])[-1]
+        res = self.report(clean_env(home), 'perf-cache')
+        self.expect_like_guest(res.stdout, 'from perf\'s build-id cache')
+        log('perf cache: %s; every kernel and module line as the guest\'s '
+            'with no provider' % said)
+
+    def package_server(self, log_path):
+        """A cold debuginfod -U on the -dbg package itself."""
+        root = self.fresh('srv-deb')
+        deb = os.path.abspath(self.args.dbg_deb)
+        os.symlink(deb, os.path.join(root, os.path.basename(deb)))
+        # --fdcache-mintmp=0: a server keeps the members it extracted even
+        # where its tmpdir is under 25 % free, as a site sizes it to
+        return DebuginfodServer(root, extra_args=['-U', '-L',
+                                                  '--fdcache-mintmp=0'],
+                                index_timeout=900, log_path=log_path)
+
+    def step_cold_u(self):
+        """The report through a cold debuginfod -U on the package itself:
+        the same as through -F, each answer sent once."""
+        srv_log = self.p('debuginfod-U.log')
+        with self.package_server(srv_log) as s:
+            env = clean_env(self.fresh('home-U'), {
+                'DEBUGINFOD_URLS': s.url,
+                'DEBUGINFOD_CACHE_PATH': self.fresh('cache-U'),
+                'PERF_SYMBOL_PROVIDERS': 'libdebuginfodprov.so'})
+            t0 = time.monotonic()
+            res = self.report(env, 'cold-U')
+            took = time.monotonic() - t0
+        if res.stdout != self.via_debuginfod:
+            raise E2EError('cold -U: not the report through -F (see %s)'
+                           % self.p('report-cold-U.txt'))
+        answers = {}
+        with open(srv_log, errors='replace') as f:
+            for m in re.finditer(r'GET (/buildid/\S+) 200 (\d+)', f.read()):
+                answers.setdefault(m.group(1), []).append(int(m.group(2)))
+        twice = sorted(a for a, sizes in answers.items() if len(sizes) > 1)
+        if twice:
+            raise E2EError('cold -U: sent more than once: %s' % twice)
+        names = self.dbg_names()
+        whole = sorted(names.get(a.split('/')[2], a) for a in answers
+                       if a.endswith(('/debuginfo', '/executable')))
+        if any(w.startswith('vmlinux') for w in whole):
+            raise E2EError('cold -U: the kernel was sent whole')
+        sent = sum(sizes[0] for sizes in answers.values())
+        log('cold -U: the report as through -F in %.0f s; %d answers, '
+            'each once, %.1f MB sent (%d files whole: %s)' % (
+                took, len(answers), sent / 1e6, len(whole),
+                ', '.join(whole) or 'none'))
+
+    def dbg_names(self):
+        """{build ID: file name} of the -dbg package's files extracted."""
+        names = {}
+        for d, _, files in os.walk(self.dbg_files()):
+            for f in files:
+                names[read_build_id(os.path.join(d, f))] = f
+        return names
+
     def run(self):
         if self.cannot_start('guest e2e'):
             return 2
         if self.check('guest', self.step_guest) and \
                 self.check('--kallsyms', self.step_kallsyms):
             self.check('before', self.step_before)
-            if self.check('debuginfod', self.step_debuginfod):
+            # a perf without the series reads perf's build-id cache only
+            if not self.args.stock and \
+                    self.check('debuginfod', self.step_debuginfod):
                 self.check('package tree', self.step_package_tree)
+                if self.args.cold_u:
+                    self.check('cold -U', self.step_cold_u)
+            self.check('perf cache', self.step_perf_cache)
         return self.finish()
 
 
@@ -321,6 +474,14 @@ def main(argv=None):
     ap.add_argument('--dbg-deb', required=True,
                     help='linux-image-<release>-cloud-amd64-dbg')
     ap.add_argument('--seconds', type=int, default=8)
+    ap.add_argument('--filesystems', action='store_true',
+                    help='an xfs and a btrfs under load in the guest too')
+    ap.add_argument('--stock', action='store_true',
+                    help='PERF has no series: only its build-id cache, '
+                    'filled by symprov prefetch --perf-cache')
+    ap.add_argument('--cold-U', dest='cold_u', action='store_true',
+                    help='report through a cold debuginfod -U on the '
+                    '-dbg package too')
     return run_checks(Runner, ap.parse_args(argv), 'guest e2e')
 
 
