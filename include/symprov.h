@@ -207,13 +207,15 @@ enum symprov_content {
 	 * symprov_result.content.
 	 *
 	 * For a kernel module (SYMPROV_KIND_KERNEL_MODULE), the same in a
-	 * relocatable object (ET_REL) whose first section is .text, at the
-	 * full file's file offset, not marked SHF_EXECINSTR: perf places the
-	 * symbols of .text by its file offset, and maps the code sections
-	 * that follow it by theirs (those between it and the first
-	 * .init.text or .exit.text).  Those with functions are kept with
-	 * their data at the full file's offsets, SHF_EXECINSTR (x86's
-	 * static-call trampolines); no other section is SHF_EXECINSTR.  Any
+	 * relocatable object (ET_REL) whose .text, not marked
+	 * SHF_EXECINSTR, has no code section before it and may be at
+	 * another file offset than in the full file: perf places the
+	 * symbols of .text by its file offset and maps it from there, and
+	 * maps the code sections that follow it by their offsets from it
+	 * (those between it and the first .init.text or .exit.text).
+	 * Those with functions are kept with their data at the full file's
+	 * offsets from .text, SHF_EXECINSTR (x86's static-call
+	 * trampolines); no other section is SHF_EXECINSTR.  Any
 	 * other section may have no name and no SHF_ALLOC where the tables
 	 * do not tell its name: perf places the symbols of those sections at
 	 * no address a sample of the module has.  A module whose code

@@ -49,27 +49,31 @@
  * A kernel module (ET_REL, linked by ld -r) is named the same way; its
  * sections are at address 0, and perf places their symbols by file
  * offsets instead (dso__process_kernel_symbol()): the symbols of .text
- * at their value plus its offset, mapped by that offset, so only .text's
- * offset need be the module's, and GNU ld writes a module's first
- * section right after the ELF header.  perf 7.3 also maps by file
- * offsets the code sections that follow .text in the file, up to the
- * first .init.text or .exit.text; their offsets are not in the tables,
- * so a module with a symbol in such a code section is refused, but for
- * x86's static-call trampolines right after .text, whose offset follows
- * from .text's size (dip_module_trampolines_out()).  The other sections
- * hold no data: perf puts their symbols in maps of their
- * own, at address 0, where no sample of the module's code lies, in the
- * .ko as in this file.  Sizes are the extent of their symbols (that of
- * .text is its size in every module of Debian's 6.12 packages).  So
- * their names matter to no sample either: a section whose name was left
- * out with no relocation section after it to tell it (.data, the tail of
+ * at their value plus its offset, and its map starts at that offset
+ * (pgoff), so the offset cancels out and any will do: this file puts
+ * .text right after the ELF header, where GNU ld puts it in 6.12's
+ * modules (7.3's have __ksymtab, __bug_table, .altinstructions or
+ * __patchable_function_entries before it).  perf also maps by file
+ * offsets the code sections that follow the first one in the file, up
+ * to the first .init or .exit one (max_text_section()): a module with
+ * a code section before .text, or one whose name is not told, is
+ * refused; so is one with a symbol in a code section after .text, whose
+ * offset the tables do not give, but for x86's static-call trampolines
+ * right after .text, whose offset from it follows from .text's size
+ * (dip_module_trampolines_out()).  The other sections hold no data:
+ * perf puts their symbols in maps of their own, at address 0, where no
+ * sample of the module's code lies, in the .ko as in this file.  Sizes
+ * are the extent of their symbols (that of .text is its size in every
+ * module of Debian's 6.12 and 7.3 packages).  So their names matter to
+ * no sample either: a section whose name was left out with no
+ * relocation section after it to tell it (.data, the tail of
  * .init.data) is left unnamed and not loaded, with the others whose
  * names might be shifted by it; a function in one of them before the
- * first .init.text or .exit.text, or a first section without functions,
- * is refused.  On Debian's 6.12 cloud package, 1,106 of its 1,138
- * modules are rebuilt (24 with trampolines, each at its offset in the
- * .ko): 63,178 sections named as in the .ko, none named otherwise, 281
- * unnamed.
+ * first .init.text or .exit.text, or a .text without functions, is
+ * refused.  On Debian's 6.12 cloud package, 1,133 of its 1,138 modules
+ * are rebuilt, on 7.3's 1,014 of 1,019 (25 and 29 with trampolines,
+ * each at its offset from .text in the .ko): 119,707 sections named as
+ * in the .ko, none named otherwise, 558 unnamed.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* qsort_r, memmem */
@@ -136,6 +140,7 @@ struct dip_work {
 	struct dip_marker *markers;
 	size_t nr_markers;
 	bool module; /* ld -r: tools may add sections after the last (.BTF) */
+	size_t text; /* a module's .text */
 	const char *why;
 };
 
@@ -862,10 +867,14 @@ out:
 	return err;
 }
 
-/* A module's code section perf 7.3 may map with .text, by its name. */
+/*
+ * A module's code section perf 7.3 may map with .text, by its name: x86's
+ * .altinstr_replacement and .altinstr_aux are code, .altinstructions is
+ * their table.
+ */
 static bool dip_module_code(const char *name)
 {
-	static const char *const code[] = { "text", ".altinstr", ".fixup",
+	static const char *const code[] = { "text", ".altinstr_", ".fixup",
 					    ".noinstr" };
 	size_t i;
 
@@ -890,7 +899,7 @@ static size_t dip_module_text_end(const struct dip_work *w)
 {
 	size_t i;
 
-	for (i = 2; i < w->nr_slots; i++) {
+	for (i = w->text + 1; i < w->nr_slots; i++) {
 		if (w->has_sym[i] && w->name[i] &&
 		    (!strcmp(w->name[i], ".init.text") ||
 		     !strcmp(w->name[i], ".exit.text")))
@@ -906,7 +915,7 @@ static size_t dip_module_text_end(const struct dip_work *w)
  */
 static size_t dip_module_trampolines(const struct dip_work *w)
 {
-	size_t i = 2;
+	size_t i = w->text + 1;
 
 	if (i < w->nr_slots && !w->has_sym[i] && w->name[i] &&
 	    !strcmp(w->name[i], ".rela.text"))
@@ -967,9 +976,10 @@ static int dip_module_extents(struct dip_work *w)
 		}
 		if (end > w->lo[y.shndx])
 			w->lo[y.shndx] = end;
-		if (y.shndx == 1 && (type == STT_FUNC || type == STT_GNU_IFUNC))
+		if (y.shndx == w->text &&
+		    (type == STT_FUNC || type == STT_GNU_IFUNC))
 			text_funcs = true;
-		if (y.shndx == 1 || y.shndx == trampolines ||
+		if (y.shndx == w->text || y.shndx == trampolines ||
 		    dip_init_or_exit(sec) || !strtab[y.name] ||
 		    (text_end && y.shndx > text_end))
 			continue;
@@ -983,7 +993,7 @@ static int dip_module_extents(struct dip_work *w)
 	}
 	/* a section left out in .shstrtab before .text would shift names */
 	if (!text_funcs) {
-		w->why = "its first section holds no function, as .text does";
+		w->why = "its .text holds no function";
 		return -EINVAL;
 	}
 	return 0;
@@ -1014,7 +1024,7 @@ static int dip_module_trampolines_out(struct dip_work *w, struct dip_layout *l)
 		w->why = "its static-call trampolines end past their section";
 		return -EINVAL;
 	}
-	if (w->lo[1] > DIP_LAYOUT_TEXT_MAX) {
+	if (w->lo[w->text] > DIP_LAYOUT_TEXT_MAX) {
 		w->why = "its .text, before the trampolines, is too large";
 		return -EINVAL;
 	}
@@ -1022,7 +1032,7 @@ static int dip_module_trampolines_out(struct dip_work *w, struct dip_layout *l)
 		w->why = "static-call trampolines of another machine than x86";
 		return -EINVAL;
 	}
-	if (!dip_ends_with_function(w, 1)) {
+	if (!dip_ends_with_function(w, w->text)) {
 		w->why =
 			"its .text, whose size places the trampolines, does not end with a function";
 		return -EINVAL;
@@ -1033,29 +1043,66 @@ static int dip_module_trampolines_out(struct dip_work *w, struct dip_layout *l)
 	s->align = DIP_TRAMPOLINES_ALIGN;
 	s->size = w->t->trampolines_len;
 	s->data = w->t->trampolines;
-	s->offset =
-		(sizeof(Elf64_Ehdr) + w->lo[1] + DIP_TRAMPOLINES_ALIGN - 1) /
-		DIP_TRAMPOLINES_ALIGN * DIP_TRAMPOLINES_ALIGN;
+	s->offset = (l->sec[w->text].offset + w->lo[w->text] +
+		     DIP_TRAMPOLINES_ALIGN - 1) /
+		    DIP_TRAMPOLINES_ALIGN * DIP_TRAMPOLINES_ALIGN;
 	/* .text's size */
 	l->nr_sized_by_symbols++;
 	return 0;
 }
 
 /*
+ * A module's .text, in w->text: the section of that name, with no code
+ * section before it (perf maps with .text the code sections that follow
+ * the first one in the file).  GNU ld puts it first in 6.12's modules,
+ * after __ksymtab, __bug_table, __patchable_function_entries and the
+ * like in 7.3's.  0, or -EINVAL (w->why).
+ */
+static int dip_module_text(struct dip_work *w)
+{
+	size_t i;
+
+	for (i = 1; i < w->nr_slots; i++) {
+		const char *name = w->name[i];
+
+		if (w->has_sym[i] && name && !strcmp(name, ".text"))
+			break;
+		/* relocation sections: of the section before them */
+		if (name && !strncmp(name, ".rel", 4))
+			continue;
+		if (!name || !*name) {
+			w->why =
+				"a section before .text has no name told, it may be code";
+			return -EINVAL;
+		}
+		if (dip_module_code(name)) {
+			w->why =
+				"a code section before .text, which perf maps first";
+			return -EINVAL;
+		}
+	}
+	if (i == w->nr_slots) {
+		w->why = "no section is told to be .text";
+		return -EINVAL;
+	}
+	w->text = i;
+	return 0;
+}
+
+/*
  * A module's section headers, but those of the three tables: .text
- * right after the ELF header, the others without data at the end of the
- * file.  0, or -EINVAL (w->why).
+ * right after the ELF header (perf maps it by its own offset, so any one
+ * will do), the others without data at the end of the file.  0, or
+ * -EINVAL (w->why).
  */
 static int dip_module_sections(struct dip_work *w, struct dip_layout *l)
 {
 	size_t i, n = w->nr_slots, note = 0;
 	int err;
 
-	if (!w->has_sym[1] || !w->name[1] || strcmp(w->name[1], ".text") != 0) {
-		w->why =
-			"its first section is not .text, whose offset perf maps by";
-		return -EINVAL;
-	}
+	err = dip_module_text(w);
+	if (err)
+		return err;
 	if (l->elfclass != ELFCLASS64) {
 		w->why =
 			"a 32-bit module, whose .text may start past the ELF header";
@@ -1089,7 +1136,7 @@ static int dip_module_sections(struct dip_work *w, struct dip_layout *l)
 		}
 	}
 	/* without SHF_EXECINSTR: perf 7.3 maps no other section with it */
-	l->sec[1].offset = sizeof(Elf64_Ehdr);
+	l->sec[w->text].offset = sizeof(Elf64_Ehdr);
 	if (!note) {
 		w->why = "its note section has no section symbol";
 		return -EINVAL;

@@ -174,31 +174,66 @@ SECTIONS {
 }
 '''
 
+# Debian's 7.3 modules: __ksymtab, __bug_table, .altinstructions,
+# __patchable_function_entries and the like before .text, whose file
+# offset is then not the one right after the ELF header.
+MODULE_LDS_TABLES_FIRST = '''
+SECTIONS {
+	__ksymtab 0 : { *(__ksymtab) }
+	.altinstructions 0 : { *(.altinstructions) }
+	.text 0 : { *(.text .text.[0-9a-zA-Z_]*) }
+	.static_call.text 0 : { *(.static_call.text) }
+	.init.text 0 : { *(.init.text) }
+	.bss 0 : { *(.bss .bss.[0-9a-zA-Z_]*) }
+	.data 0 : { *(.data .data.[0-9a-zA-Z_]*) }
+	.rodata 0 : { *(.rodata .rodata.[0-9a-zA-Z_]*) }
+	.note.gnu.build-id 0 : { *(.note.gnu.build-id) }
+}
+'''
 
-def build_module(path, name, nfuncs=12, trampolines=0):
+# Tables for those sections: 13 and 14 bytes, so that .text's offset in
+# the .ko is not a multiple of 64.
+MODULE_TABLES = r'''
+__attribute__((section("__ksymtab"), used, aligned(1)))
+static const char %(name)s_ksymtab[13] = { 1 };
+__attribute__((section(".altinstructions"), used, aligned(1)))
+static const char %(name)s_alt[14] = { 2 };
+'''
+
+
+def build_module(path, name, nfuncs=12, trampolines=0, data_first=False):
     """PATH, an ET_REL module NAME_fn0..NAME_fnN in .text, NAME_init in
     .init.text, with DWARF and a build ID, linked as kbuild links one
     (ld -r with the sections of its module.lds); with TRAMPOLINES static-
-    call trampolines __SCT__NAME_call0.. to the first functions."""
+    call trampolines __SCT__NAME_call0.. to the first functions; with
+    DATA_FIRST, tables before .text in the file, as in 7.3's modules."""
     funcs = ''.join(MODULE_FUNC % {'name': name, 'i': i, 'mod': 7 + i}
                     for i in range(nfuncs))
     funcs += ''.join(MODULE_TRAMPOLINE % {'name': name, 'i': i}
                      for i in range(min(trampolines, nfuncs)))
-    return build_module_of(path, MODULE_SOURCE % {'name': name,
-                                                  'funcs': funcs})
+    if not data_first:
+        return build_module_of(path, MODULE_SOURCE % {'name': name,
+                                                      'funcs': funcs})
+    # x86's CONFIG_FUNCTION_ALIGNMENT: .text aligned to 16, in the file
+    # too, after tables that are not
+    return build_module_of(path, MODULE_SOURCE % {
+        'name': name, 'funcs': funcs + MODULE_TABLES % {'name': name}},
+        MODULE_LDS_TABLES_FIRST, ['-falign-functions=16'])
 
 
-def build_module_of(path, source):
-    """PATH, the module of C SOURCE, compiled and linked as kbuild does."""
+def build_module_of(path, source, lds_text=None, cflags=()):
+    """PATH, the module of C SOURCE, compiled (with CFLAGS too) and
+    linked as kbuild does (with the linker script LDS_TEXT, else
+    MODULE_LDS)."""
     src, obj, lds = path + '.c', path + '.o', path + '.lds'
     with open(src, 'w') as f:
         f.write(source)
     with open(lds, 'w') as f:
-        f.write(MODULE_LDS)
+        f.write(lds_text or MODULE_LDS)
     # -pg -mfentry, as Debian's kernels: every function calls __fentry__
     subprocess.run(['gcc', '-g', '-O1', '-fno-pic', '-mcmodel=kernel',
-                    '-ffreestanding', '-pg', '-mfentry', '-c', src, '-o',
-                    obj], check=True, timeout=60)
+                    '-ffreestanding', '-pg', '-mfentry'] + list(cflags) +
+                   ['-c', src, '-o', obj], check=True, timeout=60)
     subprocess.run(['ld', '-r', '--build-id=sha1', '-T', lds, '-o', path,
                     obj], check=True, timeout=60)
     for f in (src, obj, lds):

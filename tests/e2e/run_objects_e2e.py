@@ -156,10 +156,11 @@ class Runner(Checks):
                                    self.fresh('deb-files'))
         else:
             d = self.fresh('modules/kernel/fs/symprov')
-            # one with static-call trampolines, sampled too
+            # one with static-call trampolines, sampled too; one laid
+            # out as 7.3's modules, tables before .text, with trampolines
             kos = [objects_fixture.build_module(
                 os.path.join(d, 'symprov_m%d.ko' % i), 'symprov_m%d' % i,
-                trampolines=3 if i == 1 else 0)
+                trampolines={1: 3, 2: 2}.get(i, 0), data_first=i == 2)
                 for i in range(4)]
         self.kos = kos
         for ko in kos:

@@ -285,19 +285,42 @@ class ProviderTest(ServerTestCase):
 
 
 # Build IDs of the fixtures of each kind: a module; its debug-only copy
-# and one with a damaged symbol table, each alone on the server; a program
-# and a shared object, stripped, with their debug files; absent.
+# and one with a damaged symbol table, each alone on the server; one
+# outside the symbols-only rule; a program and a shared object, stripped,
+# with their debug files; absent.
 BID_MOD = '6b0d000000000000000000000000000000000001'
 BID_MOD_DEBUG = '6b0d000000000000000000000000000000000002'
 BID_MOD_BADSYM = '6b0d000000000000000000000000000000000003'
+BID_MOD_OUTSIDE = '6b0d000000000000000000000000000000000004'
 BID_PROG = '6b0d0000000000000000000000000000000000e1'
 BID_LIB = '6b0d0000000000000000000000000000000000e2'
 BID_MOD_MISSING = '6b0d00000000000000000000000000000000dead'
+
+# Every function outside .text: its symbols-only file could not tell
+# .text from a section left out of .shstrtab before it.
+MODULE_NO_TEXT_SOURCE = r'''
+__attribute__((section(".init.text"))) int init_module(void)
+{
+	return %(seed)d;
+}
+__attribute__((section(".text.unlikely"))) int km_cold(int x)
+{
+	return x - 1;
+}
+'''
 
 
 def read(path):
     with open(path, 'rb') as f:
         return f.read()
+
+
+def symbol_table(img):
+    """The raw .symtab of an ElfImage: the same bytes, the same names,
+    values and section indices."""
+    i = img.section('.symtab')
+    off, size = img.shdr(i, 'sh_offset'), img.shdr(i, 'sh_size')
+    return img.data[off:off + size]
 
 
 class KindTest(ServerTestCase):
@@ -310,6 +333,9 @@ class KindTest(ServerTestCase):
         cls.files = {}
         cls.files[BID_MOD] = make_module(os.path.join(srv, 'mod.ko'),
                                          BID_MOD)
+        cls.files[BID_MOD_OUTSIDE] = make_module(
+            os.path.join(srv, 'outside.ko'), BID_MOD_OUTSIDE, seed=4,
+            source=MODULE_NO_TEXT_SOURCE)
         full = make_module(os.path.join(cls.tmp, 'debug-only.ko'),
                            BID_MOD_DEBUG, seed=2)
         cls.files[BID_MOD_DEBUG] = os.path.join(srv, 'debug-only.ko.debug')
@@ -388,18 +414,37 @@ class KindTest(ServerTestCase):
                          executables)
 
     def test_module_outside_the_rule_comes_whole(self):
-        """A module whose first section is not .text (this fixture's is
-        its build-ID note) makes no certain symbols-only file: the whole
-        .ko, and -v says why (test_module_symbols.py: the rule)."""
+        """A module with no function in .text makes no certain
+        symbols-only file: the whole .ko, and -v says why
+        (test_module_symbols.py: the rule)."""
+        bid = BID_MOD_OUTSIDE
+        res = self.ask(bid, 'module', 'symbols', 'verbose')
+        self.assertEqual(res.returncode, 0, res.stderr)
+        size = os.path.getsize(self.files[bid])
+        self.assertIn('debuginfod: module %s: its sections do not make a '
+                      'certain symbols-only file (' % bid, res.stderr)
+        self.assertIn('debuginfod: module %s: the whole file, %d bytes'
+                      % (bid, size), res.stderr)
+        self.assertEqual(read(res.stdout.split()[1]),
+                         read(self.files[bid]))
+
+    def test_module_after_its_note_as_symbols(self):
+        """A module whose .text comes after its build-ID note, as in
+        perf 7.3's Debian kernels after __ksymtab and the like: perf maps
+        .text by its own offset, so the symbols-only file places it right
+        after the ELF header."""
         res = self.ask(BID_MOD, 'module', 'symbols', 'verbose')
         self.assertEqual(res.returncode, 0, res.stderr)
-        size = os.path.getsize(self.files[BID_MOD])
-        self.assertIn('debuginfod: module %s: its sections do not make a '
-                      'certain symbols-only file (' % BID_MOD, res.stderr)
-        self.assertIn('debuginfod: module %s: the whole file, %d bytes'
-                      % (BID_MOD, size), res.stderr)
-        self.assertEqual(read(res.stdout.split()[1]),
-                         read(self.files[BID_MOD]))
+        self.assertIn('debuginfod: module %s: symbols only' % BID_MOD,
+                      res.stderr)
+        ko = ElfImage(read(self.files[BID_MOD]))
+        img = ElfImage(read(res.stdout.split()[1]))
+        text = ko.section('.text')
+        self.assertGreater(text, 1)
+        self.assertEqual(img.names[text], '.text')
+        self.assertEqual(img.shdr(text, 'sh_offset'), 64)
+        self.assertNotEqual(ko.shdr(text, 'sh_offset'), 64)
+        self.assertEqual(symbol_table(img), symbol_table(ko))
 
     def test_module_debug_only_copy_refused(self):
         res = self.ask(BID_MOD_DEBUG, 'module')

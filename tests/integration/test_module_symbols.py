@@ -74,6 +74,25 @@ long ut_fn(long x) { return x * ut_plain; }
 '''
 
 
+# Code before .text in the file, which perf would map first: x86's
+# alternative instructions, placed there by a linker script.
+CODE_FIRST_SOURCE = r'''
+asm(".pushsection .altinstr_replacement, \"ax\"\n"
+    "cf_alt: nop; ret\n"
+    ".popsection\n");
+long cf_fn(long x) { return x * 5; }
+__attribute__((section(".init.text"))) int init_module(void) { return 0; }
+'''
+CODE_FIRST_LDS = '''
+SECTIONS {
+	.altinstr_replacement 0 : { *(.altinstr_replacement) }
+	.text 0 : { *(.text) }
+	.init.text 0 : { *(.init.text) }
+	.note.gnu.build-id 0 : { *(.note.gnu.build-id) }
+}
+'''
+
+
 # A megabyte of code before the trampolines: the symbols-only file is as
 # long, the gap where the code was punched out of it.
 BIG_CODE = 1 << 20
@@ -108,6 +127,12 @@ class ModuleSymbolsTest(SymbolsTestCase):
         cls.tramp = objects_fixture.build_module(
             os.path.join(srv, 'symprov_t.ko'), 'symprov_t', nfuncs=4,
             trampolines=3)
+        cls.tables_first = objects_fixture.build_module(
+            os.path.join(srv, 'symprov_f.ko'), 'symprov_f', nfuncs=4,
+            trampolines=2, data_first=True)
+        cls.code_first = objects_fixture.build_module_of(
+            os.path.join(srv, 'code_first.ko'), CODE_FIRST_SOURCE,
+            CODE_FIRST_LDS)
         cls.big = objects_fixture.build_module_of(
             os.path.join(srv, 'symprov_big.ko'),
             objects_fixture.MODULE_SOURCE % {
@@ -221,6 +246,38 @@ class ModuleSymbolsTest(SymbolsTestCase):
         self.assertEqual([n for j, n in enumerate(img.names)
                           if j and img.shdr(j, 'sh_flags') & SHF_EXECINSTR],
                          [TRAMPOLINES])
+
+    def test_tables_before_text(self):
+        """7.3's modules: tables (__ksymtab, .altinstructions...) before
+        .text in the file.  perf maps .text by its own offset, so the file
+        puts it right after the ELF header; the trampolines keep their
+        offset from it, and their bytes."""
+        bid = read_build_id(self.tables_first)
+        path = self.assert_found(self.find('--symbols-only', bid), bid,
+                                 'symbols')
+        self.assertEqual(symbols(path), symbols(self.tables_first))
+        with open(self.tables_first, 'rb') as f:
+            ko = ElfImage(f.read())
+        with open(path, 'rb') as f:
+            img = ElfImage(f.read())
+        text, tramp = ko.section('.text'), ko.section(TRAMPOLINES)
+        self.assertGreater(text, 1)
+        self.assertEqual(img.names[text], '.text')
+        self.assertEqual(img.shdr(text, 'sh_offset'), 64)
+        self.assertNotEqual(ko.shdr(text, 'sh_offset'), 64)
+        self.assertEqual(
+            img.shdr(tramp, 'sh_offset') - img.shdr(text, 'sh_offset'),
+            ko.shdr(tramp, 'sh_offset') - ko.shdr(text, 'sh_offset'))
+        self.assertEqual(section_bytes(path, TRAMPOLINES),
+                         section_bytes(self.tables_first, TRAMPOLINES))
+        self.assertEqual([img.names[j] for j in range(1, text)],
+                         [ko.names[j] for j in range(1, text)])
+
+    def test_code_before_text_comes_whole(self):
+        bid = read_build_id(self.code_first)
+        res = self.find('--symbols-only', bid)
+        self.assertIn('a code section before .text', res.stderr)
+        self.assert_found(res, bid, 'whole')
 
     def test_gap_stays_a_hole_in_copies(self):
         """The symbols-only file of a module with trampolines after a

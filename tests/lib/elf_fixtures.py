@@ -113,14 +113,14 @@ int km_main(int x) { return km_helper(x) + km_cold(x); }
 '''
 
 
-def make_module(path, build_id, seed=1):
+def make_module(path, build_id, seed=1, source=MODULE_SOURCE):
     """A kernel module look-alike with DWARF: gcc -g -c, then ld -r with
     the build ID, an ET_REL with .text, .init.text and .text.unlikely as a
     .ko has them (debuginfod serves it as 'debuginfo', never as
-    'executable')."""
+    'executable'); or of SOURCE (%(seed)d in it replaced)."""
     src, obj = path + '.c', path + '.o'
     with open(src, 'w') as f:
-        f.write(MODULE_SOURCE % {'seed': seed})
+        f.write(source % {'seed': seed})
     subprocess.run(['gcc', '-g', '-O1', '-c', '-fno-pic', src, '-o', obj],
                    check=True, timeout=60)
     subprocess.run(['ld', '-r', '--build-id=0x' + build_id, '-o', path, obj],
