@@ -210,7 +210,8 @@ class Runner(Checks):
         # modules go to [kernel.kallsyms]): the perf of the series
         perf = self.copy_program(root, self.perf)
         os.makedirs(os.path.join(root, 'usr', 'bin'), exist_ok=True)
-        os.symlink(perf, os.path.join(root, 'usr', 'bin', 'perf'))
+        if perf != '/usr/bin/perf':  # Debian's own is there already
+            os.symlink(perf, os.path.join(root, 'usr', 'bin', 'perf'))
         disks = ['%s:/dev/vd%c' % (fs, ord('b') + i)
                  for i, fs in enumerate(self.filesystems)]
         for name, text in (('init', INIT % {
