@@ -274,7 +274,7 @@ class PrefetchTest(ServerTestCase):
             self.assertEqual(read_build_id(path), bid)
             self.assertEqual(os.stat(path).st_mode & 0o777, 0o644)
             cached = os.path.join(self.cache, bid, name)
-            if bid == BID_K:
+            if bid in (BID_K, BID_M):
                 cached = os.path.join(self.cache, bid,
                                       'source-symprov-symbols')
             self.assertEqual(read(path), read(cached), path)
@@ -354,13 +354,14 @@ class PrefetchTest(ServerTestCase):
         res = self.prefetch()
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertNotEqual(read(kernel), read(self.kernel))
-        # --full: the whole file replaces the symbols only
+        # --full: the whole files replace the symbols only, the kernel's
+        # and the module's
         whole = self.server.responses(type='debuginfo', code=200)
         res = self.prefetch('--full')
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertEqual(read(kernel), read(self.kernel))
         self.assertEqual(self.server.responses(type='debuginfo', code=200),
-                         whole + 1)
+                         whole + 2)
         # but the symbols only, fetched again, do not replace it
         res = self.prefetch('--symbols-only', env=self.env(
             DEBUGINFOD_CACHE_PATH=os.path.join(self.home, 'c2')))
