@@ -67,6 +67,21 @@ $(SESSION_TEST): $(call obj,tests/unit/test_session.c) $(B)/tests/module.ko \
 		-Wl,--build-id=0x$(TEST_SESSION_BUILD_ID) -o $@ \
 		$(filter %.o,$^) $(LINK_LIBSYMPROV) -lcmocka -lpthread
 
+# test_copy copies itself, known by its build ID, with sendfile() wrapped
+# to change the file's length between two calls.
+UNIT_TESTS += test_copy
+COPY_TEST := $(B)/tests/test_copy
+TEST_COPY_BUILD_ID := c0b1000000000000000000000000000000000c0b
+$(call obj,tests/unit/test_copy.c): \
+	ALL_CPPFLAGS = -Iinclude -Itools $(CPPFLAGS) \
+		-DTEST_BUILD_ID='"$(TEST_COPY_BUILD_ID)"'
+$(COPY_TEST): $(call obj,tests/unit/test_copy.c tools/symprov_copy.c) \
+	| $(LIBSYMPROV)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) $(TREE_RPATH) -Wl,--wrap=sendfile \
+		-Wl,--build-id=0x$(TEST_COPY_BUILD_ID) -o $@ \
+		$(filter %.o,$^) $(LINK_LIBSYMPROV) -lcmocka
+
 $(B)/tests/test_loader: $(call obj,tests/unit/test_loader.c $(LOADER_SRCS))
 # test_loader's providers find itself, by its known build ID.
 TEST_LOADER_BUILD_ID := abcdef0000000000000000000000000000000000
@@ -144,7 +159,7 @@ $(B)/tests/verify_elf: $(call obj,tests/fuzz/verify_elf.c lib/symprov_verify.c l
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lelf -lpthread
 
-TEST_DEPS := all $(TP_LIBS) $(UNIT_BINS) $(SESSION_TEST) \
+TEST_DEPS := all $(TP_LIBS) $(UNIT_BINS) $(SESSION_TEST) $(COPY_TEST) \
 	$(B)/tests/concurrent_find \
 	$(B)/tests/verify_elf
 
@@ -294,7 +309,7 @@ build/fuzz/fuzz_symbols: tests/fuzz/fuzz_symbols.c \
 	lib/symprov_verify.c
 build/fuzz/fuzz_symbols: FUZZ_LIBS := -lelf
 build/fuzz/fuzz_perfdata: tests/fuzz/fuzz_perfdata.c tools/symprov_perfdata.c \
-	tools/symprov_perfdata_events.c
+	tools/symprov_perfdata_events.c tools/symprov_perfdata_modules.c
 build/fuzz/fuzz_perfdata: FUZZ_LIBS := -lzstd
 $(FUZZ_BINS) build/fuzz/fuzz_fail:
 	@mkdir -p $(dir $@)

@@ -68,7 +68,7 @@ static int copy_extent(int in, int out, off_t from, off_t to)
 static int copy_send_all(int in, int out)
 {
 	struct stat st;
-	off_t hole = 0;
+	off_t hole = 0, size;
 
 	if (fstat(in, &st))
 		return -errno;
@@ -88,7 +88,17 @@ static int copy_send_all(int in, int out)
 		if (err)
 			return err;
 	}
-	return ftruncate(out, st.st_size) ? -errno : 0;
+	/*
+	 * A file that shrank may end in what SEEK_DATA calls no data: the
+	 * copy would be padded to the old length, so the length is asked
+	 * again.
+	 */
+	size = st.st_size;
+	if (fstat(in, &st))
+		return -errno;
+	if (st.st_size != size)
+		return -EIO;
+	return ftruncate(out, size) ? -errno : 0;
 }
 
 void copy_sync_dir(const char *dir)
