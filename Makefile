@@ -137,8 +137,8 @@ $(B)/lib/libsymprov.so: $(B)/lib/$(LIBSYMPROV_SONAME)
 
 SYMPROV_CMD_SRCS := tools/symprov.c tools/symprov_check.c \
 	tools/symprov_prefetch.c tools/symprov_perfdata.c \
-	tools/symprov_perfdata_events.c tools/symprov_perfcache.c \
-	tools/symprov_copy.c
+	tools/symprov_perfdata_events.c tools/symprov_perfdata_modules.c \
+	tools/symprov_perfcache.c tools/symprov_copy.c
 
 # zstd: perf.data files recorded with -z
 SYMPROV_CMD_LIBS := -lpthread -lzstd

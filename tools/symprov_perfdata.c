@@ -494,6 +494,8 @@ int perfdata_read_build_ids(int fd, struct perfdata_build_ids *out, char *why)
 		goto out;
 	err = pd_read_events(&r, pd_u64(h + PD_AT_DATA),
 			     pd_u64(h + PD_AT_DATA + 8));
+	if (!err)
+		err = pd_modules_without_id(&r);
 	if (err)
 		goto out;
 	if (!out->nr)
@@ -503,6 +505,7 @@ int perfdata_read_build_ids(int fd, struct perfdata_build_ids *out, char *why)
 				"no build ID: an empty build ID table, none in the events" :
 				"no build ID table and none in the events (recorded with --no-buildid?)");
 out:
+	pd_modules_free(&r);
 	free(r.slots);
 	if (err)
 		perfdata_free(out);

@@ -40,6 +40,9 @@
 #define PERFDATA_ZSTD_SLACK (64U << 20)
 #define PERFDATA_ZSTD_RATIO_MAX 1024
 
+/* Kernel modules mapped with no build ID: at most this many told apart. */
+#define PERFDATA_MODULES_MAX 4096
+
 /* Room for the reason a file is refused. */
 #define PERFDATA_WHY_MAX 160
 
@@ -59,6 +62,12 @@ struct perfdata_build_ids {
 	struct perfdata_build_id *ids;
 	size_t nr;
 	void *names; /* the blocks the names are copied into */
+	/*
+	 * Kernel modules the events map when no build ID names any of them
+	 * (perf 6.1's perf record -a): how many, and the first one's path.
+	 */
+	size_t modules_without_id;
+	char module_without_id[PERFDATA_WHY_MAX];
 };
 
 /*

@@ -16,6 +16,7 @@
 #include "symprov_perfdata.h"
 #include "symprov_perfdata_read.h"
 
+#define PD_RECORD_MMAP 1
 #define PD_RECORD_MMAP2 10
 #define PD_RECORD_HEADER_BUILD_ID 67
 #define PD_RECORD_AUXTRACE 71
@@ -31,6 +32,8 @@
 #define PD_MMAP2_ID_SIZE_AT 40
 #define PD_MMAP2_ID_AT 44
 #define PD_MMAP2_NAME_AT 72
+/* struct perf_record_mmap: header, pid, tid, start, len, pgoff, name */
+#define PD_MMAP_NAME_AT 40
 
 /* struct perf_record_compressed2: header, data_size, data */
 #define PD_COMPRESSED2_SIZE 16
@@ -96,6 +99,26 @@ static size_t pd_name_len(unsigned int cpumode, const char *name, size_t len)
 	return end ? (size_t)(end + 1 - name) : len;
 }
 
+/*
+ * An MMAP, or an MMAP2 with no build ID, of @size bytes at @e: a kernel
+ * module's is kept (pd_module_map()).  A name not NUL-terminated in the
+ * record is no module's.
+ */
+static int pd_map_no_id(struct pd_reader *r, const unsigned char *e,
+			size_t size, size_t name_at)
+{
+	unsigned int cpumode = pd_u16(e + 4) & PERFDATA_MISC_CPUMODE_MASK;
+	const char *name = (const char *)e + name_at;
+	size_t len;
+
+	if (size <= name_at)
+		return 0;
+	len = strnlen(name, size - name_at);
+	if (len == size - name_at)
+		return 0;
+	return pd_module_map(r, cpumode, name, len);
+}
+
 /* The build ID of an MMAP2 record @e of @size bytes, if it has one. */
 static int pd_mmap2(struct pd_reader *r, const unsigned char *e, size_t size,
 		    const char *where, uint64_t at)
@@ -107,7 +130,7 @@ static int pd_mmap2(struct pd_reader *r, const unsigned char *e, size_t size,
 	size_t name_len;
 
 	if (!(misc & PD_MISC_MMAP_BUILD_ID))
-		return 0;
+		return pd_map_no_id(r, e, size, PD_MMAP2_NAME_AT);
 	if (size <= PD_MMAP2_NAME_AT)
 		return pd_fail(r->why, -EINVAL,
 			       "%s %llu: an MMAP2 of %zu bytes, too small",
@@ -135,6 +158,8 @@ static int pd_event(struct pd_reader *r, const unsigned char *e, size_t size,
 		    const char *where, uint64_t at)
 {
 	switch (pd_u32(e)) {
+	case PD_RECORD_MMAP:
+		return pd_map_no_id(r, e, size, PD_MMAP_NAME_AT);
 	case PD_RECORD_MMAP2:
 		return pd_mmap2(r, e, size, where, at);
 	case PD_RECORD_HEADER_BUILD_ID:

@@ -28,6 +28,8 @@ struct pd_reader {
 	size_t *slots; /* a hash of out->ids: index + 1, 0 when free */
 	size_t nr_slots; /* a power of two */
 	uint64_t names_size; /* bytes of the names kept */
+	char **modules; /* the modules mapped with no build ID in the map */
+	size_t nr_modules, modules_room;
 	char *why; /* PERFDATA_WHY_MAX bytes */
 };
 
@@ -49,6 +51,16 @@ int pd_add(struct pd_reader *r, unsigned int cpumode,
  */
 int pd_add_build_id_event(struct pd_reader *r, const char *e, size_t size,
 			  bool old, const char *what, uint64_t nr);
+
+/*
+ * A kernel module's map with no build ID in it (@name of @len bytes), to
+ * be looked up once every build ID is read: pd_modules_without_id() sets
+ * perfdata_build_ids.modules_without_id; pd_modules_free() releases them.
+ */
+int pd_module_map(struct pd_reader *r, unsigned int cpumode, const char *name,
+		  size_t len);
+int pd_modules_without_id(struct pd_reader *r);
+void pd_modules_free(struct pd_reader *r);
 
 /* The build IDs of the events of the data section, @size bytes at @off. */
 int pd_read_events(struct pd_reader *r, uint64_t off, uint64_t size);

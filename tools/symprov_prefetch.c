@@ -604,7 +604,10 @@ out:
 	return err;
 }
 
-/* The profile's build ID table; one line and an error if it is bad. */
+/*
+ * The profile's build IDs; one line and an error if it is bad, one line
+ * if modules have none.
+ */
 static int pf_read_profile(const char *input, struct perfdata_build_ids *ids)
 {
 	char why[PERFDATA_WHY_MAX];
@@ -622,6 +625,11 @@ static int pf_read_profile(const char *input, struct perfdata_build_ids *ids)
 out:
 	if (err)
 		fprintf(stderr, "symprov: prefetch: %s: %s\n", input, why);
+	else if (ids->modules_without_id)
+		fprintf(stderr,
+			"symprov: prefetch: %s: %zu kernel modules mapped, none with a build ID (%s%s): samples in them stay unnamed; perf 6.1 records their build IDs with perf record --buildid-all\n",
+			input, ids->modules_without_id, ids->module_without_id,
+			ids->modules_without_id > 1 ? ", ..." : "");
 	return err;
 }
 

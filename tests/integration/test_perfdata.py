@@ -21,7 +21,8 @@ sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 
 from minimal_perfdata import minimal  # noqa: E402
 from perfdata import (HEADER_BUILD_ID, HEADER_COMPRESSED, MISC_KERNEL, MISC_USER,  # noqa: E402
-                      PERF_RECORD_COMPRESSED, PERF_RECORD_MMAP2, PerfData,
+                      PERF_RECORD_COMPRESSED, PERF_RECORD_MMAP,
+                      PERF_RECORD_MMAP2, PerfData,
                       Record, compressed_records, mmap2_build_id,
                       zstd_compress)
 from server_testcase import ServerTestCase, run_main  # noqa: E402
@@ -212,6 +213,44 @@ class PerfDataTest(ServerTestCase):
                             'no build ID table and none in the events')
         self.assert_refused(self.write('empty.data', PerfData(minimal())),
                             'an empty build ID table, none in the events')
+
+    def test_modules_without_build_id(self):
+        """perf 6.1's perf record -a where /proc/kcore is readable: the
+        modules' MMAP records, no build ID for any of them (its table
+        names the kernel and user objects).  One line says so and how to
+        record them; not when the table names one of them (the others
+        had no sample)."""
+        mods = ['/lib/modules/6.1.0-x/kernel/fs/xfs/xfs.ko.xz',
+                '/lib/modules/6.1.0-x/kernel/drivers/md/dm-crypt.ko.xz']
+
+        def profile(named=()):
+            pd = PerfData(minimal())
+            pd.add_build_id(bytes.fromhex(tp.BID_K), '[kernel.kallsyms]',
+                            kernel=True)
+            for bid, name in named:
+                pd.add_build_id(bytes.fromhex(bid), name, kernel=True)
+            recs = []
+            for i, name in enumerate(mods * 2):  # each twice: told once
+                fname = name.encode() + b'\0' * (8 - len(name) % 8)
+                recs.append(Record(PERF_RECORD_MMAP, MISC_KERNEL, struct.pack(
+                    '<iiQQQ', -1, 0, 0xffffffffc0000000 + i * 0x10000,
+                    0x8000, 0) + fname + SAMPLE_ID))
+            pd.records[1:1] = recs
+            return pd
+
+        res = self.prefetch(profile=self.write('61.data', profile()))
+        said = [line for line in res.stderr.splitlines()
+                if 'kernel modules' in line]
+        self.assertEqual(said, [
+            'symprov: prefetch: %s: 2 kernel modules mapped, none with a '
+            'build ID (%s, ...): samples in them stay unnamed; perf 6.1 '
+            'records their build IDs with perf record --buildid-all'
+            % (os.path.join(self.home, '61.data'), sorted(mods)[0])])
+        res = self.prefetch(profile=self.write('61-all.data', profile(
+            [(tp.BID_M, mods[0])])))
+        self.assertNotIn('kernel modules', res.stderr)
+        self.assertIn(('module', tp.BID_M, mods[0]),
+                      [line[:3] for line in self.lines(res)])
 
     def test_pipe(self):
         data = events_profile().bytes()
