@@ -7,6 +7,7 @@ reports that profile through the symbol providers.
     run_guest_e2e.py --kernel-deb IMAGE.deb --dbg-deb DBG.deb
                      [--perf PERF] [--workdir DIR] [--seconds 8]
                      [--filesystems] [--cold-U] [--stock]
+                     [--record-arg ARG]...
 
 IMAGE.deb is linux-image-<release>-cloud-amd64(-unsigned) (for 7.x, two
 --kernel-deb: linux-binary-<release>-cloud-amd64 and linux-modules-
@@ -52,7 +53,18 @@ the recording: the two largest modules of the package.  Checks:
                   perf with no provider: every kernel and module line as
                   the guest's.  With --stock (a perf without the series:
                   Debian's 6.1, a stock 6.12 or 7.3, recording in the
-                  guest and reporting here) the only provider check.
+                  guest and reporting here) the only provider checks,
+                  with the next two.
+  perf buildid-cache
+                  perf's own tools on that cache: each file under its
+                  recorded name, as --list names it (perf lists only the
+                  entries valid for this machine: never another one's
+                  kernel); --purge-all removes them all, and the modules'
+                  samples are raw again
+  perf cache from a tree
+                  the same prefetch through libbuildiddirprov.so on the
+                  -dbg package's tree (a site's symbol store): every
+                  kernel and module line as the guest's
 
 Ends with "N passed, N failed"; exit 0 when all passed.
 """
@@ -106,7 +118,7 @@ for spec in %(filesystems)s; do
         echo "guest: mount $fs failed"
 done
 cd /tmp
-perf record -e cpu-clock -a -o perf.data -- sh -c \
+perf record -e cpu-clock -a -o perf.data %(record_args)s -- sh -c \
     'timeout %(seconds)d /bin/load-crypt & for fs in /mnt/*; do \
      [ -d "$fs" ] && timeout %(seconds)d /bin/load-files $fs & done; wait' \
     > record.txt 2>&1
@@ -206,8 +218,9 @@ class Runner(Checks):
         for name in ('modprobe', 'insmod', 'lsmod'):
             os.symlink(kmod, os.path.join(root, 'sbin', name))
         self.copy_program(root, 'dmsetup')
-        # perf 6.1 records no module build IDs here (its samples in
-        # modules go to [kernel.kallsyms]): the perf of the series
+        # the perf that reports here records too (perf 6.1 writes the
+        # modules' build IDs only with --record-arg=--buildid-all: its
+        # hit marking reads /proc/kcore, which replaces the modules' maps)
         perf = self.copy_program(root, self.perf)
         os.makedirs(os.path.join(root, 'usr', 'bin'), exist_ok=True)
         if perf != '/usr/bin/perf':  # Debian's own is there already
@@ -218,6 +231,7 @@ class Runner(Checks):
                 'modules': ' '.join(MODULES),
                 'filesystems': ' '.join(disks),
                 'seconds': self.args.seconds,
+                'record_args': ' '.join(self.args.record_args),
                 'report': ' '.join(REPORT[1:])}),
                 ('bin/load-crypt', LOAD_CRYPT),
                 ('bin/load-files', LOAD_FILES)):
@@ -422,6 +436,31 @@ class Runner(Checks):
         if res.stdout != self.via_debuginfod:
             raise E2EError('package tree: not the report through debuginfod')
 
+    def prefetch(self, home, env, providers):
+        """symprov prefetch --perf-cache into @home's perf cache through
+        @providers: the kernel and every module with samples installed.
+        Returns its last line and {build ID: (kind, recorded name)} of
+        what it installed."""
+        res = run([self.symprov, 'prefetch', '-i',
+                   self.p('guest', 'perf.data'), '--perf-cache',
+                   '--providers', providers], 900, env=env, check=False)
+        if res.returncode not in (0, 2):
+            raise E2EError('symprov prefetch --perf-cache: exit %d: %s' % (
+                res.returncode, res.stderr[-2000:]))
+        said = (res.stderr.strip().splitlines() or [''])[-1]
+        got, ids = set(), {}
+        for line in res.stdout.splitlines():
+            kind, bid, name, where = (line.split('\t') + [''] * 4)[:4]
+            if kind in ('kernel', 'module') and where.startswith('/'):
+                got.add('[kernel]' if kind == 'kernel' else '[%s]' % (
+                    os.path.basename(name).split('.ko')[0].replace('-', '_')))
+            if where.startswith('/'):
+                ids[bid] = (kind, name)
+        missed = sorted((self.mods | {'[kernel]'}) - got)
+        if missed:
+            raise E2EError('symprov prefetch fetched no file for %s' % missed)
+        return said, ids
+
     def step_perf_cache(self):
         """symprov prefetch --perf-cache from a debuginfod (-F, or a cold
         -U on the package with --cold-U), then this perf, with no
@@ -434,28 +473,70 @@ class Runner(Checks):
             env = clean_env(home, {
                 'DEBUGINFOD_URLS': s.url,
                 'DEBUGINFOD_CACHE_PATH': self.fresh('cache-pc')})
-            res = run([self.symprov, 'prefetch', '-i',
-                       self.p('guest', 'perf.data'), '--perf-cache',
-                       '--providers', 'libdebuginfodprov.so'], 900, env=env,
-                      check=False)
-        if res.returncode not in (0, 2):
-            raise E2EError('symprov prefetch --perf-cache: exit %d: %s' % (
-                res.returncode, res.stderr[-2000:]))
-        said = (res.stderr.strip().splitlines() or [''])[-1]
-        # every module with samples, and the kernel, fetched
-        got = set()
-        for line in res.stdout.splitlines():
-            kind, _, name, where = (line.split('\t') + [''] * 4)[:4]
-            if kind in ('kernel', 'module') and where.startswith('/'):
-                got.add('[kernel]' if kind == 'kernel' else '[%s]' % (
-                    os.path.basename(name).split('.ko')[0].replace('-', '_')))
-        missed = sorted((self.mods | {'[kernel]'}) - got)
-        if missed:
-            raise E2EError('symprov prefetch fetched no file for %s' % missed)
+            said, self.installed = self.prefetch(home, env,
+                                                 'libdebuginfodprov.so')
         res = self.report(clean_env(home), 'perf-cache')
         self.expect_like_guest(res.stdout, 'from perf\'s build-id cache')
+        self.perf_cache_home = home
         log('perf cache: %s; every kernel and module line as the guest\'s '
             'with no provider' % said)
+        if self.args.cold_u:
+            log('perf cache: from the cold -U, %s' % self.answers_once(
+                srv_log, 'perf cache'))
+
+    def step_perf_cache_tree(self):
+        """The same from a site's own tree through libbuildiddirprov.so:
+        the -dbg package's files where Debian installs them."""
+        home = self.fresh('home-perf-cache-tree')
+        env = clean_env(home, {'SYMPROV_BUILDIDDIR_DIRS': self.dbg_files()})
+        said, _ = self.prefetch(home, env, 'libbuildiddirprov.so')
+        res = self.report(clean_env(home), 'perf-cache-tree')
+        self.expect_like_guest(res.stdout, 'from a tree into perf\'s cache')
+        log('perf cache from a tree: %s; every kernel and module line as '
+            'the guest\'s' % said)
+
+    def buildid_cache(self, home, *args):
+        res = run([self.perf, 'buildid-cache'] + list(args), 300,
+                  env=clean_env(home), check=False)
+        if res.returncode:
+            raise E2EError('perf buildid-cache %s: exit %d: %s' % (
+                ' '.join(args), res.returncode, res.stderr[-1000:]))
+        return res.stdout
+
+    def step_cache_tools(self):
+        """perf's own tools on the cache prefetch filled: each file under
+        the name perf's --list gives it (the recorded one); --purge-all
+        removes them all, and the modules' samples are raw again.  (perf's
+        --list itself shows only the entries whose file at that name here
+        has the same build ID: never a guest's kernel or modules.)"""
+        home = self.perf_cache_home
+        top = os.path.join(home, '.debug')
+        for bid, (kind, name) in sorted(self.installed.items()):
+            link = os.path.join(top, '.build-id', bid[:2], bid[2:])
+            # as build_id_cache__origname() reads it
+            origin = os.readlink(link)[len('../..'):-len('/' + bid)]
+            want = name if name.startswith('[') else os.path.abspath(name)
+            if origin.lstrip('/') != want.lstrip('/'):
+                raise E2EError('%s %s: under %s, not its recorded name %s' % (
+                    kind, bid, origin, want))
+        listed = [line for line in
+                  self.buildid_cache(home, '--list').splitlines() if line]
+        self.buildid_cache(home, '--purge-all')
+        files = [os.path.join(d, f) for d, _, fs in os.walk(top) for f in fs]
+        links = [os.path.join(d, f) for d, ds, fs in os.walk(top)
+                 for f in fs + ds if os.path.islink(os.path.join(d, f))]
+        if files or links:
+            raise E2EError('--purge-all left %d files (e.g. %s)' % (
+                len(files + links), (files + links)[:3]))
+        got = parse_report(self.report(clean_env(home), 'purged').stdout)
+        named = [e.line for e in got if e.dso in self.mods and not e.raw]
+        if named:
+            raise E2EError('after --purge-all: module lines still named, '
+                           'e.g. %s' % named[:2])
+        log('perf buildid-cache: the %d files under their recorded names '
+            '(--list, which shows only what is valid for this machine, '
+            'listed %d); --purge-all removed every one' % (
+                len(self.installed), len(listed)))
 
     def package_server(self, log_path):
         """A cold debuginfod -U on the -dbg package itself."""
@@ -483,23 +564,27 @@ class Runner(Checks):
         if res.stdout != self.via_debuginfod:
             raise E2EError('cold -U: not the report through -F (see %s)'
                            % self.p('report-cold-U.txt'))
+        log('cold -U: the report as through -F in %.0f s; %s' % (
+            took, self.answers_once(srv_log, 'cold -U')))
+
+    def answers_once(self, srv_log, what):
+        """What the server's log @srv_log says it sent: each answer once,
+        the kernel never whole; said in a few words."""
         answers = {}
         with open(srv_log, errors='replace') as f:
             for m in re.finditer(r'GET (/buildid/\S+) 200 (\d+)', f.read()):
                 answers.setdefault(m.group(1), []).append(int(m.group(2)))
         twice = sorted(a for a, sizes in answers.items() if len(sizes) > 1)
         if twice:
-            raise E2EError('cold -U: sent more than once: %s' % twice)
+            raise E2EError('%s: sent more than once: %s' % (what, twice))
         names = self.dbg_names()
         whole = sorted(names.get(a.split('/')[2], a) for a in answers
                        if a.endswith(('/debuginfo', '/executable')))
         if any(w.startswith('vmlinux') for w in whole):
-            raise E2EError('cold -U: the kernel was sent whole')
+            raise E2EError('%s: the kernel was sent whole' % what)
         sent = sum(sizes[0] for sizes in answers.values())
-        log('cold -U: the report as through -F in %.0f s; %d answers, '
-            'each once, %.1f MB sent (%d files whole: %s)' % (
-                took, len(answers), sent / 1e6, len(whole),
-                ', '.join(whole) or 'none'))
+        return '%d answers, each once, %.1f MB sent (%d files whole: %s)' % (
+            len(answers), sent / 1e6, len(whole), ', '.join(whole) or 'none')
 
     def dbg_names(self):
         """{build ID: file name} of the -dbg package's files extracted."""
@@ -521,7 +606,9 @@ class Runner(Checks):
                 self.check('package tree', self.step_package_tree)
                 if self.args.cold_u:
                     self.check('cold -U', self.step_cold_u)
-            self.check('perf cache', self.step_perf_cache)
+            if self.check('perf cache', self.step_perf_cache):
+                self.check('perf buildid-cache', self.step_cache_tools)
+            self.check('perf cache from a tree', self.step_perf_cache_tree)
         return self.finish()
 
 
@@ -534,6 +621,10 @@ def main(argv=None):
     ap.add_argument('--dbg-deb', required=True,
                     help='linux-image-<release>-cloud-amd64-dbg')
     ap.add_argument('--seconds', type=int, default=8)
+    ap.add_argument('--record-arg', dest='record_args', action='append',
+                    default=[], metavar='ARG',
+                    help='one more argument of the guest\'s perf record '
+                    '(repeatable), e.g. --buildid-all for perf 6.1')
     ap.add_argument('--filesystems', action='store_true',
                     help='an xfs and a btrfs under load in the guest too')
     ap.add_argument('--stock', action='store_true',
