@@ -97,9 +97,10 @@ static const struct cli_command {
 	  "its events (the kernel's and modules' symbols only unless --full).\n"
 	  "--perf-cache puts what this machine lacks into perf's own build-id\n"
 	  "cache (buildid.dir in perf's config, else ~/.debug), where the perf you\n"
-	  "have reads them: run perf report afterwards.  --into copies them into\n"
-	  "DIR in a debuginfod server's layout, for libbuildiddirprov.so on a\n"
-	  "machine without a network.\n"
+	  "have reads them: run perf report afterwards (perf 6.1 records the\n"
+	  "build IDs of kernel modules with perf record --buildid-all only).\n"
+	  "--into copies them into DIR in a debuginfod server's layout, for\n"
+	  "libbuildiddirprov.so on a machine without a network.\n"
 	  "It exits as find does: 0 when every kernel, module and executable was\n"
 	  "found, 2 when one was not.\n" },
 	{ "list", cmd_list, "list [--providers LIST]\n", CLI_NOTE_LIST,
