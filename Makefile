@@ -237,6 +237,14 @@ check-perf-variants: all
 		--perf build/perf-nolibsymprov/perf
 	@echo "perf variants: 4 passed, 0 failed"
 
+# perf's own perf test with the series: no test worse than with stock
+# perf 7.3 (built by check-perf-variants), the series' test cases passing.
+check-perf-test: perf
+	bash scripts/build-perf.sh -o build/perf-stock -a none
+	@$(PYTHON) tests/e2e/compare_perf_test.py --stock build/perf-stock/perf \
+		--perf build/perf/perf --new 'Symbol providers' \
+		--new 'kallsyms of another kernel'
+
 # The README's two commands, `make demo` and `make check`, on a fresh
 # Debian 12: the packages first, through scripts/install-deps.sh (which
 # stops without root and says what to run), then the work in a sub-make,
@@ -272,7 +280,7 @@ abi-baseline: $(LIBSYMPROV)
 include bench/bench.mk
 
 .PHONY: check-abi abi-baseline bench perf perf-6.12 check-perf-glue check-perf-series check-perf-variants \
-	check-perf-6.12 \
+	check-perf-6.12 check-perf-test \
 	check-e2e demo check FORCE
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -282,6 +282,7 @@ check-all: test check-foreign-root check-privilege lint check-abi check-valgrind
 	$(MAKE) check-e2e
 	$(MAKE) check-perf-series
 	$(MAKE) check-perf-variants
+	$(MAKE) check-perf-test
 	$(MAKE) check-perfcache-stock
 
 .PHONY: check-all test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint check-hostile \

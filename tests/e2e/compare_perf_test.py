@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""perf's own `perf test` with the series against the same perf without
+it: no test worse, and the series' own test cases passing.
+
+    compare_perf_test.py --stock STOCK_PERF --perf PERF [--new NAME]...
+
+Each perf runs its whole `perf test` from its own source tree
+(OUTDIR-src/tools/perf, where scripts/build-perf.sh leaves it), so that
+the shell tests are found, with an empty HOME.  A test is worse when it
+passes with the stock perf and not with the series: it is run alone again
+on both, up to three times, and counts only if it stays so (perf's tests
+that measure a workload fail now and then under load, with either perf).
+The tests named by --new must be there and pass.  Needs root, as perf
+test's shell tests do; ends with "N passed, N failed".
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+# "  12: Name of the test    : Ok", or "  5.4: subtest : Skip (why)"
+RESULT_RE = re.compile(r'^\s*\d+(?:\.\d+)?:\s*(.*?)\s*:\s*(Ok|FAILED!|Skip.*)$')
+RETRIES = 3
+
+
+def source_dir(perf):
+    """OUTDIR-src/tools/perf of a perf built at OUTDIR/perf."""
+    d = os.path.dirname(os.path.abspath(perf)) + '-src'
+    return os.path.join(d, 'tools', 'perf')
+
+
+def perf_test(perf, *args):
+    """{test name: Ok, FAILED! or Skip...} of `perf test ARGS`."""
+    with tempfile.TemporaryDirectory(prefix='symprov-perf-test-') as home:
+        env = dict(os.environ, HOME=home, LC_ALL='C')
+        for var in ('PERF_SYMBOL_PROVIDERS', 'DEBUGINFOD_URLS'):
+            env.pop(var, None)
+        res = subprocess.run([os.path.abspath(perf), 'test'] + list(args),
+                             cwd=source_dir(perf), env=env, text=True,
+                             stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, timeout=1200)
+    out = {}
+    for line in res.stdout.splitlines():
+        m = RESULT_RE.match(line)
+        if m:
+            out[m.group(1)] = m.group(2)
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--stock', required=True)
+    ap.add_argument('--perf', required=True)
+    ap.add_argument('--new', action='append', default=[],
+                    help="a test case of the series' own, by name")
+    args = ap.parse_args(argv)
+    if os.geteuid() != 0:
+        print('compare_perf_test: CANNOT RUN: not root (perf test\'s shell '
+              'tests need it)', file=sys.stderr)
+        return 2
+    for perf in (args.stock, args.perf):
+        if not os.path.isdir(os.path.join(source_dir(perf), 'tests',
+                                          'shell')):
+            print('compare_perf_test: CANNOT RUN: no source tree beside %s'
+                  % perf, file=sys.stderr)
+            return 2
+    stock, mine = perf_test(args.stock), perf_test(args.perf)
+    if not stock or not mine:
+        print('compare_perf_test: perf test printed no result',
+              file=sys.stderr)
+        return 1
+    passed = failed = 0
+    for name in sorted(stock):
+        if stock[name] != 'Ok' or mine.get(name) == 'Ok':
+            continue
+        again = [(perf_test(args.stock, name).get(name),
+                  perf_test(args.perf, name).get(name))
+                 for _ in range(RETRIES)]
+        if any(s == 'Ok' and m != 'Ok' for s, m in again) and \
+                not any(m == 'Ok' for _, m in again):
+            print('FAIL %s: Ok with the stock perf, %s with the series '
+                  '(alone: %s)' % (name, mine.get(name), again))
+            failed += 1
+        else:
+            print('flaky %s: %s with the series once, then %s' % (
+                name, mine.get(name), again))
+    for name in args.new:
+        if mine.get(name) == 'Ok' and name not in stock:
+            print('PASS %s: new, Ok' % name)
+            passed += 1
+        else:
+            print('FAIL %s: new test %s (stock: %s)' % (
+                name, mine.get(name), stock.get(name)))
+            failed += 1
+    same = sum(1 for n in stock if mine.get(n) == stock[n])
+    print('perf test: %d results as with the stock perf, %d tests more; '
+          'stock %d Ok, series %d Ok' % (
+              same, len(set(mine) - set(stock)),
+              sum(v == 'Ok' for v in stock.values()),
+              sum(v == 'Ok' for v in mine.values())))
+    if not failed:
+        passed += 1
+        print('PASS no test worse than with the stock perf')
+    print('%d passed, %d failed' % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
