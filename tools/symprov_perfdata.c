@@ -23,6 +23,7 @@
 #define PD_MAGIC1 0x454c494646524550ULL /* "PERFFILE", version 1 */
 
 #define PD_HEADER_BUILD_ID 2
+#define PD_HEADER_VERSION 5
 #define PD_HEADER_COMPRESSED 27
 #define PD_MISC_BUILD_ID_SIZE (1U << 15)
 
@@ -462,6 +463,50 @@ static int pd_read_compression(struct pd_reader *r,
 	return 0;
 }
 
+/* A perf version, "6.1.187", before 6.12; false when not one. */
+static bool pd_version_before_6_12(const char *v)
+{
+	unsigned long major, minor;
+	char *end;
+
+	major = strtoul(v, &end, 10);
+	if (end == v || *end != '.')
+		return false;
+	v = end + 1;
+	minor = strtoul(v, &end, 10);
+	if (end == v)
+		return false;
+	return major < 6 || (major == 6 && minor < 12);
+}
+
+/*
+ * Whether HEADER_VERSION says perf before 6.12 wrote the file: a string,
+ * its u32 length first, "6.1.187" or "6.12.57".  Not told, or not read:
+ * false, so nothing is said of modules without build IDs.
+ */
+static bool pd_read_old_perf(struct pd_reader *r,
+			     const unsigned char h[PD_HEADER_SIZE])
+{
+	unsigned char buf[4 + 32] = { 0 };
+	struct pd_section sec = { 0 };
+	char why[PERFDATA_WHY_MAX], *w = r->why;
+	bool old = false;
+
+	if (!pd_has_feature(h, PD_HEADER_VERSION))
+		return false;
+	/* a damaged version is not worth refusing the file for */
+	r->why = why;
+	if (!pd_find_feature(r, h, PD_HEADER_VERSION, "version", &sec) &&
+	    sec.size > 4 &&
+	    !pd_read_at(r->fd, buf,
+			sec.size < sizeof(buf) - 1 ? (size_t)sec.size :
+						     sizeof(buf) - 1,
+			sec.offset, why))
+		old = pd_version_before_6_12((const char *)buf + 4);
+	r->why = w;
+	return old;
+}
+
 int perfdata_read_build_ids(int fd, struct perfdata_build_ids *out, char *why)
 {
 	struct pd_reader r = { .fd = fd, .out = out, .why = why };
@@ -492,12 +537,12 @@ int perfdata_read_build_ids(int fd, struct perfdata_build_ids *out, char *why)
 	err = pd_read_compression(&r, h);
 	if (err)
 		goto out;
+	r.old_perf = pd_read_old_perf(&r, h);
 	err = pd_read_events(&r, pd_u64(h + PD_AT_DATA),
 			     pd_u64(h + PD_AT_DATA + 8));
-	if (!err)
-		err = pd_modules_without_id(&r);
 	if (err)
 		goto out;
+	pd_modules_without_id(&r);
 	if (!out->nr)
 		err = pd_fail(
 			why, -ENODATA, "%s",

@@ -63,8 +63,10 @@ struct perfdata_build_ids {
 	size_t nr;
 	void *names; /* the blocks the names are copied into */
 	/*
-	 * Kernel modules the events map when no build ID names any of them
-	 * (perf 6.1's perf record -a): how many, and the first one's path.
+	 * Kernel modules the events of a file of perf before 6.12 map when
+	 * no build ID names any of them (perf 6.1's perf record -a where
+	 * /proc/kcore is readable, or no sample in a module): how many, and
+	 * the first one's path.
 	 */
 	size_t modules_without_id;
 	char module_without_id[PERFDATA_WHY_MAX];

@@ -114,7 +114,7 @@ static int pd_map_no_id(struct pd_reader *r, const unsigned char *e,
 	if (size <= name_at)
 		return 0;
 	len = strnlen(name, size - name_at);
-	if (len == size - name_at)
+	if (len == size - name_at || !r->old_perf)
 		return 0;
 	return pd_module_map(r, cpumode, name, len);
 }

@@ -29,7 +29,9 @@ struct pd_reader {
 	size_t nr_slots; /* a power of two */
 	uint64_t names_size; /* bytes of the names kept */
 	char **modules; /* the modules mapped with no build ID in the map */
-	size_t nr_modules, modules_room;
+	size_t nr_modules;
+	size_t *module_slots; /* a hash of modules: index + 1, 0 when free */
+	bool old_perf; /* recorded by perf before 6.12 (HEADER_VERSION) */
 	char *why; /* PERFDATA_WHY_MAX bytes */
 };
 
@@ -56,10 +58,11 @@ int pd_add_build_id_event(struct pd_reader *r, const char *e, size_t size,
  * A kernel module's map with no build ID in it (@name of @len bytes), to
  * be looked up once every build ID is read: pd_modules_without_id() sets
  * perfdata_build_ids.modules_without_id; pd_modules_free() releases them.
+ * Kept only for a file of perf before 6.12 (pd_reader.old_perf).
  */
 int pd_module_map(struct pd_reader *r, unsigned int cpumode, const char *name,
 		  size_t len);
-int pd_modules_without_id(struct pd_reader *r);
+void pd_modules_without_id(struct pd_reader *r);
 void pd_modules_free(struct pd_reader *r);
 
 /* The build IDs of the events of the data section, @size bytes at @off. */

@@ -627,8 +627,10 @@ out:
 		fprintf(stderr, "symprov: prefetch: %s: %s\n", input, why);
 	else if (ids->modules_without_id)
 		fprintf(stderr,
-			"symprov: prefetch: %s: %zu kernel modules mapped, none with a build ID (%s%s): samples in them stay unnamed; perf 6.1 records their build IDs with perf record --buildid-all\n",
-			input, ids->modules_without_id, ids->module_without_id,
+			"symprov: prefetch: %s: no build ID for the %zu kernel module%s it maps (%s%s): samples in them, if any, stay unnamed; perf before 6.12 writes them with perf record --buildid-all\n",
+			input, ids->modules_without_id,
+			ids->modules_without_id > 1 ? "s" : "",
+			ids->module_without_id,
 			ids->modules_without_id > 1 ? ", ..." : "");
 	return err;
 }

@@ -20,7 +20,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'lib'))
 
 from minimal_perfdata import minimal  # noqa: E402
-from perfdata import (HEADER_BUILD_ID, HEADER_COMPRESSED, MISC_KERNEL, MISC_USER,  # noqa: E402
+from perfdata import (HEADER_BUILD_ID, HEADER_COMPRESSED, HEADER_VERSION,  # noqa: E402
+                      MISC_KERNEL, MISC_USER,
                       PERF_RECORD_COMPRESSED, PERF_RECORD_MMAP,
                       PERF_RECORD_MMAP2, PerfData,
                       Record, compressed_records, mmap2_build_id,
@@ -219,12 +220,15 @@ class PerfDataTest(ServerTestCase):
         modules' MMAP records, no build ID for any of them (its table
         names the kernel and user objects).  One line says so and how to
         record them; not when the table names one of them (the others
-        had no sample)."""
+        had no sample), nor for a file of perf 6.12 or later (which
+        writes them whenever a module has samples)."""
         mods = ['/lib/modules/6.1.0-x/kernel/fs/xfs/xfs.ko.xz',
                 '/lib/modules/6.1.0-x/kernel/drivers/md/dm-crypt.ko.xz']
 
-        def profile(named=()):
+        def profile(version, named=()):
             pd = PerfData(minimal())
+            pd.set_feature(HEADER_VERSION, struct.pack('<I', 64) +
+                           version.encode().ljust(64, b'\0'))
             pd.add_build_id(bytes.fromhex(tp.BID_K), '[kernel.kallsyms]',
                             kernel=True)
             for bid, name in named:
@@ -238,19 +242,23 @@ class PerfDataTest(ServerTestCase):
             pd.records[1:1] = recs
             return pd
 
-        res = self.prefetch(profile=self.write('61.data', profile()))
-        said = [line for line in res.stderr.splitlines()
-                if 'kernel modules' in line]
-        self.assertEqual(said, [
-            'symprov: prefetch: %s: 2 kernel modules mapped, none with a '
-            'build ID (%s, ...): samples in them stay unnamed; perf 6.1 '
-            'records their build IDs with perf record --buildid-all'
+        def said(name, pd):
+            res = self.prefetch(profile=self.write(name, pd))
+            return res, [line for line in res.stderr.splitlines()
+                         if 'kernel module' in line]
+
+        _, lines = said('61.data', profile('6.1.187'))
+        self.assertEqual(lines, [
+            'symprov: prefetch: %s: no build ID for the 2 kernel modules '
+            'it maps (%s, ...): samples in them, if any, stay unnamed; '
+            'perf before 6.12 writes them with perf record --buildid-all'
             % (os.path.join(self.home, '61.data'), sorted(mods)[0])])
-        res = self.prefetch(profile=self.write('61-all.data', profile(
-            [(tp.BID_M, mods[0])])))
-        self.assertNotIn('kernel modules', res.stderr)
+        res, lines = said('61-all.data', profile('6.1.187',
+                                                 [(tp.BID_M, mods[0])]))
+        self.assertEqual(lines, [])
         self.assertIn(('module', tp.BID_M, mods[0]),
                       [line[:3] for line in self.lines(res)])
+        self.assertEqual(said('612.data', profile('6.12.57'))[1], [])
 
     def test_pipe(self):
         data = events_profile().bytes()
