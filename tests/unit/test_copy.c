@@ -48,19 +48,15 @@ ssize_t __wrap_sendfile(int out, int in, off_t *off, size_t count)
 	return __real_sendfile(out, in, off, count);
 }
 
-static unsigned int hex_to_bytes(const char *hex, unsigned char *out)
-{
-	unsigned int n = 0;
-
-	for (; hex[0] && hex[1]; hex += 2)
-		assert_int_equal(sscanf(hex, "%2hhx", &out[n++]), 1);
-	return n;
-}
-
 static int setup(void **state)
 {
+	const char *why;
+	int len;
+
 	(void)state;
-	own_id_len = hex_to_bytes(TEST_BUILD_ID, own_id);
+	len = symprov_build_id_parse(TEST_BUILD_ID, own_id, &why);
+	assert_true(len > 0);
+	own_id_len = (unsigned int)len;
 	assert_non_null(mkdtemp(dir));
 	snprintf(src, sizeof(src), "%s/src", dir);
 	return 0;
