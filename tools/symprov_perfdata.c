@@ -219,15 +219,14 @@ static int pd_find_feature(struct pd_reader *r,
 static uint64_t pd_hash(unsigned int cpumode, const unsigned char *build_id,
 			unsigned int len, const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = pd_fnv(PD_FNV_START, cpumode);
 	unsigned int i;
 
-	h = (h ^ cpumode) * 0x100000001b3ULL;
 	for (i = 0; i < len; i++)
-		h = (h ^ build_id[i]) * 0x100000001b3ULL;
-	h = (h ^ len) * 0x100000001b3ULL;
+		h = pd_fnv(h, build_id[i]);
+	h = pd_fnv(h, len);
 	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 0x100000001b3ULL;
+		h = pd_fnv(h, (unsigned char)*name);
 	return h;
 }
 

@@ -26,12 +26,10 @@
 
 static uint64_t pd_name_hash(const char *name, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+	uint64_t h = PD_FNV_START;
 
-	while (len--) {
-		h ^= (unsigned char)*name++;
-		h *= 0x100000001b3ULL;
-	}
+	while (len--)
+		h = pd_fnv(h, (unsigned char)*name++);
 	return h;
 }
 

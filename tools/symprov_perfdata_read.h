@@ -68,6 +68,14 @@ void pd_modules_free(struct pd_reader *r);
 /* The build IDs of the events of the data section, @size bytes at @off. */
 int pd_read_events(struct pd_reader *r, uint64_t off, uint64_t size);
 
+/* FNV-1a, the hash of the reader's sets: its start, and one value more. */
+#define PD_FNV_START 0xcbf29ce484222325ULL
+
+static inline uint64_t pd_fnv(uint64_t h, unsigned int v)
+{
+	return (h ^ v) * 0x100000001b3ULL;
+}
+
 static inline uint16_t pd_u16(const void *p)
 {
 	uint16_t v;
