@@ -101,8 +101,9 @@ static size_t pd_name_len(unsigned int cpumode, const char *name, size_t len)
 
 /*
  * An MMAP, or an MMAP2 with no build ID, of @size bytes at @e: a kernel
- * module's is kept (pd_module_map()).  A name not NUL-terminated in the
- * record is no module's.
+ * module's is kept (pd_module_map()) in a file of perf before 6.12; the
+ * others' maps cost nothing.  A name not NUL-terminated in the record is
+ * no module's.
  */
 static int pd_map_no_id(struct pd_reader *r, const unsigned char *e,
 			size_t size, size_t name_at)
@@ -111,12 +112,12 @@ static int pd_map_no_id(struct pd_reader *r, const unsigned char *e,
 	const char *name = (const char *)e + name_at;
 	size_t len;
 
-	if (size <= name_at)
+	if (!r->old_perf || cpumode != PERFDATA_MISC_KERNEL || size <= name_at)
 		return 0;
 	len = strnlen(name, size - name_at);
-	if (len == size - name_at || !r->old_perf)
+	if (len == size - name_at)
 		return 0;
-	return pd_module_map(r, cpumode, name, len);
+	return pd_module_map(r, name, len);
 }
 
 /* The build ID of an MMAP2 record @e of @size bytes, if it has one. */

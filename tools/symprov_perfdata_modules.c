@@ -33,15 +33,13 @@ static uint64_t pd_name_hash(const char *name, size_t len)
 	return h;
 }
 
-/* A module's map: cpumode kernel, the path of its file, kept once. */
-int pd_module_map(struct pd_reader *r, unsigned int cpumode, const char *name,
-		  size_t len)
+/* A kernel-space map: a module's when it names a file, kept once. */
+int pd_module_map(struct pd_reader *r, const char *name, size_t len)
 {
 	size_t i, *slot;
 
 	/* a longer name is no file's: the names kept stay under 16 MiB */
-	if (cpumode != PERFDATA_MISC_KERNEL || !len || len >= PATH_MAX ||
-	    name[0] != '/')
+	if (!len || len >= PATH_MAX || name[0] != '/')
 		return 0;
 	if (!r->module_slots) {
 		r->module_slots = calloc(PD_MODULE_SLOTS, sizeof(size_t));

@@ -55,13 +55,13 @@ int pd_add_build_id_event(struct pd_reader *r, const char *e, size_t size,
 			  bool old, const char *what, uint64_t nr);
 
 /*
- * A kernel module's map with no build ID in it (@name of @len bytes), to
- * be looked up once every build ID is read: pd_modules_without_id() sets
- * perfdata_build_ids.modules_without_id; pd_modules_free() releases them.
- * Kept only for a file of perf before 6.12 (pd_reader.old_perf).
+ * A kernel-space map with no build ID in it (@name of @len bytes) of a
+ * file of perf before 6.12 (pd_reader.old_perf), kept when it is a
+ * module's, to be looked up once every build ID is read:
+ * pd_modules_without_id() sets perfdata_build_ids.modules_without_id;
+ * pd_modules_free() releases them.
  */
-int pd_module_map(struct pd_reader *r, unsigned int cpumode, const char *name,
-		  size_t len);
+int pd_module_map(struct pd_reader *r, const char *name, size_t len);
 void pd_modules_without_id(struct pd_reader *r);
 void pd_modules_free(struct pd_reader *r);
 
