@@ -317,15 +317,21 @@ class Runner(Checks):
                 what, res.returncode, res.stderr[-2000:]))
         return res
 
-    def step_before(self):
-        env = clean_env(self.fresh('home-before'))
-        got = parse_report(self.report(env, 'before').stdout)
+    def expect_modules_raw(self, env, what):
+        """This perf's report in @env has module lines, every one raw;
+        how many."""
+        got = parse_report(self.report(env, what).stdout)
         named = [e.line for e in got if e.dso in self.mods and not e.raw]
         raw = [e for e in got if e.dso in self.mods and e.raw]
         if named or not raw:
-            raise E2EError('without providers: %d module lines named (e.g. '
-                           '%s), %d raw' % (len(named), named[:1], len(raw)))
-        log('before: %d module lines, every one raw' % len(raw))
+            raise E2EError('%s: %d module lines named (e.g. %s), %d raw' % (
+                what, len(named), named[:1], len(raw)))
+        return len(raw)
+
+    def step_before(self):
+        raw = self.expect_modules_raw(clean_env(self.fresh('home-before')),
+                                      'before')
+        log('before: %d module lines, every one raw' % raw)
 
     @staticmethod
     def kernel_as_one(entries):
@@ -522,17 +528,14 @@ class Runner(Checks):
         listed = [line for line in
                   self.buildid_cache(home, '--list').splitlines() if line]
         self.buildid_cache(home, '--purge-all')
-        files = [os.path.join(d, f) for d, _, fs in os.walk(top) for f in fs]
-        links = [os.path.join(d, f) for d, ds, fs in os.walk(top)
-                 for f in fs + ds if os.path.islink(os.path.join(d, f))]
-        if files or links:
+        # anything but a directory: a file, or a link, broken or not
+        left = [p for d, ds, fs in os.walk(top)
+                for p in (os.path.join(d, f) for f in fs + ds)
+                if os.path.islink(p) or not os.path.isdir(p)]
+        if left:
             raise E2EError('--purge-all left %d files (e.g. %s)' % (
-                len(files + links), (files + links)[:3]))
-        got = parse_report(self.report(clean_env(home), 'purged').stdout)
-        named = [e.line for e in got if e.dso in self.mods and not e.raw]
-        if named:
-            raise E2EError('after --purge-all: module lines still named, '
-                           'e.g. %s' % named[:2])
+                len(left), left[:3]))
+        self.expect_modules_raw(clean_env(home), 'purged')
         log('perf buildid-cache: the %d files under their recorded names '
             '(--list, which shows only what is valid for this machine, '
             'listed %d); --purge-all removed every one' % (
