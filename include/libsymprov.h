@@ -169,7 +169,7 @@ struct symprov_entry_info {
 
 /* An object of a profile, for symprov_session_prefetch() */
 struct symprov_object {
-	uint32_t kind; /* KERNEL, KERNEL_MODULE or EXECUTABLE */
+	uint32_t kind; /* KERNEL, KERNEL_MODULE, EXECUTABLE or DEBUGINFO */
 	uint32_t build_id_len;
 	const unsigned char *build_id;
 	const char *name; /* the dso's name, for the messages */

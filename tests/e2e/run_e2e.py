@@ -394,9 +394,10 @@ class Runner:
     # server traffic ----------------------------------------------------------
     def traffic(self):
         """Every request and response the server counted so far, by
-        type (and code), /metrics itself excluded."""
+        type (and code), /metrics itself excluded; "log" where its log
+        ends (user_lookups())."""
         m = self.server.metrics()
-        out = {}
+        out = {"log": self.server_log_size()}
         for (code, typ), n in response_counts(m).items():
             out["response %s %s" % (code, typ)] = n
         for (name, labels), v in m.items():
@@ -410,18 +411,20 @@ class Runner:
         after = self.traffic()
         return {k: after.get(k, 0) - before.get(k, 0)
                 for k in set(after) | set(before)
-                if after.get(k, 0) != before.get(k, 0)}
+                if k != "log" and after.get(k, 0) != before.get(k, 0)}
 
     def server_log_size(self):
         return os.path.getsize(self.server.log_path)
 
-    def libdw_lookups(self, since, what):
-        """The traffic of perf's own debuginfod lookups in the server's log
-        past offset SINCE: perf 7.3 reads source lines with libdw, whose
-        standard find_debuginfo callback asks the DEBUGINFOD_URLS servers
-        itself, not through the providers, for the debug info of every
-        object that has none here.  Each must be a debuginfo request, not
-        served, for a user-space object of the profile."""
+    def user_lookups(self, since, what, kernel=None):
+        """The traffic for the profile's user-space objects in the server's
+        log past offset SINCE: the providers ask for the debug info of a
+        stripped local object (most of this machine's programs), and perf
+        7.3 reads source lines with libdw, whose standard find_debuginfo
+        callback asks the DEBUGINFOD_URLS servers itself for the debug
+        info of every object that has none here.  Each must be a debuginfo
+        request, not served, for a user-space object of the profile: how
+        many there are depends on the machine."""
         with open(self.server.log_path, "rb") as f:
             f.seek(since)
             text = f.read().decode("utf-8", "replace")
@@ -435,7 +438,7 @@ class Runner:
         n = 0
         for bid, kind, code in re.findall(
                 r"GET /buildid/([0-9a-f]+)/(\w+)\S* (\d+) ", text):
-            if bid == self.new_id:
+            if bid == (kernel or self.new_id):
                 continue
             if kind != "debuginfo" or code != "404" or bid not in user:
                 raise E2EError("%s: a request %s %s answered %s, not one "
@@ -444,10 +447,12 @@ class Runner:
             n += 1
         return {"request debuginfo": n, "response 404 debuginfo": n}
 
-    def expect_traffic(self, before, want, what, extra=None):
-        """The server's traffic since BEFORE is WANT, plus EXTRA."""
+    def expect_traffic(self, before, want, what, users=False):
+        """The server's traffic since BEFORE is WANT, plus with USERS the
+        lookups of debug info for the user-space objects."""
         got, want = self.new_traffic(before), dict(want)
-        for k, n in (extra or {}).items():
+        extra = self.user_lookups(before["log"], what) if users else {}
+        for k, n in extra.items():
             if n:
                 want[k] = want.get(k, 0) + n
         if got != want:
@@ -638,14 +643,15 @@ class Runner:
         self.expect_no_kallsyms_msg(err, name)
         self.expect_same(self.report(name, self.p("moved.data"), home,
                                      env)[2])
-        self.expect_traffic(before, want, name)
+        self.expect_traffic(before, want, name, users=True)
 
     def step_opt_out(self, name, extra_args=(), env_over=None, config=None,
                      perf_config_cmd=None, resolved=False, asked=True):
         """With PERF_SYMBOL_PROVIDERS set and a fresh client cache: no
-        traffic; the kernel resolved (REF byte for byte) when the user gave
-        the symbols, else raw.  asked: the provider is asked and says it is
-        disabled, in one line; else no symprov line."""
+        traffic (but the user-space objects' where the user gave the
+        kernel's file); the kernel resolved (REF byte for byte) when the
+        user gave the symbols, else raw.  asked: the provider is asked and
+        says it is disabled, in one line; else no symprov line."""
         home = self.fresh_home(name)
         env = self.provider_env(self.fresh_cache(name))
         env.update(env_over or {})
@@ -663,7 +669,7 @@ class Runner:
         before = self.traffic()
         text, err, entries = self.report(name, self.p("moved.data"), home,
                                          env, extra_args, sort=True)
-        self.expect_traffic(before, {}, name)
+        self.expect_traffic(before, {}, name, users=resolved)
         if resolved:
             self.expect_identical(name, text)
         else:
@@ -693,6 +699,11 @@ class Runner:
         self.expect_one_line(err, NOT_SUPPLIED % ("debuginfod: not found",
                                                   new), "unserved")
         got = self.new_traffic(before)
+        for k, n in self.user_lookups(before["log"], "unserved",
+                                      new).items():
+            got[k] -= n
+            if not got[k]:
+                del got[k]
         # section: the first of the queries for the symbols only
         kinds = ("section", "debuginfo", "executable")
         bad = {k: v for k, v in got.items()
@@ -720,7 +731,8 @@ class Runner:
                            "stderr, got %s (other symprov lines: %s)"
                            % (BROKEN_ENTRY, about, others))
         log("warning: " + about[0])
-        self.expect_traffic(before, self.SYMBOLS_FETCH, "broken-first")
+        self.expect_traffic(before, self.SYMBOLS_FETCH, "broken-first",
+                            users=True)
 
     def step_record(self):
         """perf record never asks: -a with the providers and
@@ -747,6 +759,24 @@ class Runner:
         self.expect_traffic(before, {}, "perf diff")
         self.expect_no_symprov_stderr(res.stderr, "perf diff")
 
+    def cache_knowing_user_misses(self, name):
+        """A client cache that remembers the user-space objects' debug info
+        as missing (a report with the kernel given by --kallsyms asked for
+        it): the kernel's file is then the only one fetched, and its fetch
+        the one the keys and the TUI act on."""
+        cache = self.fresh_cache(name)
+        # as the TUI checks run perf: the local debug files hidden too
+        res = run(self.without_debug_files(
+            [self.perf] + SORT_ARGS + ["--kallsyms=" +
+                                       self.p("standin.kallsyms"), "-i",
+                                       self.p("moved.data")]), timeout=300,
+            env=clean_env(self.fresh_home(name + "-users"),
+                          self.provider_env(cache)), check=False)
+        if res.returncode != 0:
+            raise E2EError("%s: perf report --kallsyms exited with %d: %s"
+                           % (name, res.returncode, res.stderr[-500:]))
+        return cache
+
     def on_terminal(self, name, act, home=None):
         """perf report --stdio with stdin and stderr on a terminal while
         the provider waits on a server that never answers; once the
@@ -755,8 +785,8 @@ class Runner:
         and whether the terminal has its echo and line mode back."""
         master, slave = pty.openpty()
         lflag = termios.tcgetattr(slave)[3]
-        env = clean_env(home or self.fresh_home(name),
-                        self.provider_env(self.fresh_cache(name)))
+        env = clean_env(home or self.fresh_home(name), self.provider_env(
+            self.cache_knowing_user_misses(name)))
         screen = b""
         with FaultServer("hang", hang_s=60) as fault:
             env["DEBUGINFOD_URLS"] = fault.url
@@ -886,7 +916,7 @@ class Runner:
         config = self.p("perfconfig-damaged")
         with open(config, "w") as f:
             f.write("[symprov \"test.sym\"]\n\tstatus = 0\n\tpath = %s\n"
-                    % damaged)
+                    "\tkind = 1\n" % damaged)
         env = self.provider_env(self.fresh_cache("damaged"), providers=(
             os.path.join(self.tpdir, TEST_PROVIDER)))
         env["PERF_CONFIG"] = config
@@ -975,11 +1005,10 @@ class Runner:
         WANT ({}: the symbols only were asked for, ONE_FETCH: the whole
         file), the -v line SAYS ("sym" or "debuginfod")."""
         env = self.content_env(name, config)
-        before, since = self.traffic(), self.server_log_size()
+        before = self.traffic()
         res = self.perf_run(name, args[:1] + ["-v"] + args[1:],
                             self.fresh_home(name), env)
-        self.expect_traffic(before, want, name,
-                            self.libdw_lookups(since, name))
+        self.expect_traffic(before, want, name, users=True)
         self.expect_supplied(res.stderr, says, "symbols only"
                              if says == "sym" else "whole file", name)
         return res
@@ -1093,19 +1122,23 @@ class Runner:
                              "Percent" in s, 60, "the annotation of " + sym)
 
     @staticmethod
-    def expect_tui_lines(term, line):
-        """The help line showed line, never perf's "No kallsyms"."""
+    def expect_tui_lines(term, *lines):
+        """The help line showed one of lines, never perf's "No kallsyms"."""
         if term.ever(NO_KALLSYMS_MSG):
             raise E2EError("the screen said %r" % NO_KALLSYMS_MSG)
-        if not term.ever(line):
-            raise E2EError("%r never on the screen" % line)
+        if not any(term.ever(x) for x in lines):
+            raise E2EError("none of %r ever on the screen" % (lines,))
         log("seen on the help line: " + next(
             x for s in term.seen for x in s.splitlines()
-            if x.startswith(line)))
+            if x.startswith(lines)))
 
     def progress_re(self, build_id):
-        return re.compile(r"symprov: debuginfod: symbols of vmlinux %s: "
-                          r"([0-9.]+)/([0-9.]+) MiB" % build_id[:12])
+        """The kernel's fetch, alone or with the debug info of the
+        profile's stripped programs, whose misses the client cache knows
+        (cache_knowing_user_misses()): its bytes are the kernel's."""
+        return re.compile(r"symprov: debuginfod: (?:symbols of vmlinux %s|"
+                          r"\d+ of \d+ objects): ([0-9.]+)/([0-9.]+) MiB"
+                          % build_id[:12])
 
     def slow_server(self, body, rate=256 << 10):
         return FaultServer("slow", body=body, rate=rate, chunk=32 << 10,
@@ -1120,8 +1153,8 @@ class Runner:
             body = f.read()
         total = "%.1f" % (len(body) / (1 << 20))
         prog = self.progress_re(self.new_id)
-        env = clean_env(self.fresh_home("tui-skip"),
-                        self.provider_env(self.fresh_cache("tui-skip")))
+        env = clean_env(self.fresh_home("tui-skip"), self.provider_env(
+            self.cache_knowing_user_misses("tui-skip")))
         with self.slow_server(body) as slow, \
                 Terminal(self.work, "tui-skip") as term:
             env["DEBUGINFOD_URLS"] = slow.url
@@ -1135,14 +1168,17 @@ class Runner:
             more = term.wait_for(
                 lambda s: prog.search(s) and float(prog.search(s).group(1))
                 > float(first.group(1)), 20, "the bytes growing")
-            if "press 's' to skip this file" not in more:
+            if "press 's' to skip this file" not in more and \
+                    "press 's' to skip these files" not in more:
                 raise E2EError("no keys on the help line:\n" + more)
             term.keys("s")
             term.wait_for(lambda s: "Samples:" in s and "[k] 0x" in s, 60,
                           "the browser, kernel unresolved")
             self.quit_tui(term)
             self.expect_tui_lines(term, "symprov: skipped the vmlinux "
-                                  "with build ID " + self.new_id)
+                                  "with build ID " + self.new_id,
+                                  "symprov: skipped the files of the "
+                                  "profile's objects")
             if slow.sent >= len(body):
                 raise E2EError("the whole file was sent: not skipped")
         log("tui-skip: skipped after %d of %d bytes" % (slow.sent, len(body)))
@@ -1150,8 +1186,8 @@ class Runner:
     def step_tui_found(self):
         """The TUI with the real server: the kernel's symbols on screen."""
         sym = self.top_kernel_symbol()
-        env = clean_env(self.fresh_home("tui-found"),
-                        self.provider_env(self.fresh_cache("tui-found")))
+        env = clean_env(self.fresh_home("tui-found"), self.provider_env(
+            self.cache_knowing_user_misses("tui-found")))
         before = self.traffic()
         with Terminal(self.work, "tui-found") as term:
             term.start(self.without_debug_files(
@@ -1159,7 +1195,8 @@ class Runner:
             term.wait_for(lambda s: "Samples:" in s and "[k] " + sym in s,
                           60, "the browser with " + sym)
             self.quit_tui(term)
-            self.expect_tui_lines(term, "symprov: debuginfod supplied the ")
+            self.expect_tui_lines(term, "symprov: debuginfod supplied the ",
+                                  "symprov: the providers supplied ")
         got = self.new_traffic(before)
         if not any(k.startswith("response 200") for k in got) or \
                 any(k.startswith("response") and k.split()[1] != "200"
@@ -1207,9 +1244,10 @@ class Runner:
                 [self.perf, "report", "-i", self.p("moved.data")]), env)
             term.wait_for(lambda s: "[k] " + sym in s, 60,
                           "the browser with " + sym)
-            self.expect_traffic(before, {}, "before annotating")
+            self.expect_traffic(before, {}, "before annotating", users=True)
             self.annotate_in_tui(term, sym, lambda x: "[k] " + x)
-            self.expect_traffic(before, self.ONE_FETCH, "annotate")
+            self.expect_traffic(before, self.ONE_FETCH, "annotate",
+                                users=True)
             term.keys("q")
             term.wait_for(lambda s: "[k] " + sym in s, 10, "back")
             self.quit_tui(term)
@@ -1217,7 +1255,8 @@ class Runner:
     def step_top(self):
         """perf top (TUI) while the provider downloads: the running kernel's
         /proc/kallsyms shows zero addresses (bind-mounted, in a mount
-        namespace of its own), so it asks for its vmlinux, from a slow
+        namespace of its own), so it asks for its vmlinux, and for the
+        debug info of the stripped programs it samples, from a slow
         server.  The progress shows on the help line, the display answers
         keys meanwhile ('h' opens its help), 'q' ends perf top before the
         download does, and the terminal is as before."""
@@ -1228,7 +1267,10 @@ class Runner:
                 dst.write("0" * 16 + line[16:])
         with open(self.standin, "rb") as f:
             body = f.read()
-        prog = self.progress_re(running)
+        # the kernel's fetch, or the debug info of a stripped program it
+        # samples (the slow server sends the stand-in to every request)
+        prog = re.compile(r"symprov: debuginfod: ([^:\n]+): "
+                          r"([0-9.]+)/([0-9.]+) MiB")
         env = clean_env(self.fresh_home("top"),
                         self.provider_env(self.fresh_cache("top")))
         with self.slow_server(body, rate=128 << 10) as slow, \
@@ -1246,8 +1288,10 @@ class Runner:
                           "perf top's help, during the fetch")
             term.keys("Escape")
             term.wait_for(
-                lambda s: prog.search(s) and float(prog.search(s).group(1))
-                > float(first.group(1)), 20, "the bytes growing")
+                lambda s: prog.search(s) and
+                prog.search(s).group(1) == first.group(1) and
+                float(prog.search(s).group(2)) > float(first.group(2)), 20,
+                "the bytes of %s growing" % first.group(1))
             self.quit_tui(term)
             if slow.sent >= len(body):
                 raise E2EError("perf top ended after the download")
@@ -1297,7 +1341,7 @@ class Runner:
                 drop_env=[v for v in drop if v not in env])
             self.expect_identical(name, text)
             self.expect_no_symprov_stderr(err, name)
-            self.expect_traffic(before, self.SYMBOLS_FETCH, how)
+            self.expect_traffic(before, self.SYMBOLS_FETCH, how, users=True)
 
     def step_readme_line(self):
         """The README's line as printed, with the perf `make perf` built
@@ -1321,7 +1365,8 @@ class Runner:
             env, sort=True, drop_env=("LD_LIBRARY_PATH", "PERF_EXEC_PATH"))
         self.expect_identical("readme-line", text)
         self.expect_no_symprov_stderr(err, "readme-line")
-        self.expect_traffic(before, self.SYMBOLS_FETCH, "readme-line")
+        self.expect_traffic(before, self.SYMBOLS_FETCH, "readme-line",
+                            users=True)
 
     def provider_checks(self):
         self.check("no-providers", self.step_no_providers)

@@ -36,6 +36,9 @@ the stripped objects and their debug files.  Checks:
                   sent once by the server
   offline         symprov prefetch --into DIR, the server stopped, then
                   libbuildiddirprov.so on DIR: the same report
+  stripped local  the objects stripped in perf's build-id cache: their
+                  debug info asked once each, nothing else of theirs, the
+                  lines of the --symfs control; unstripped: nothing asked
   module tree     libbuildiddirprov.so on a tree laid out as Debian's
                   -dbg package (lib/modules/<release>/kernel/**.ko, no
                   .build-id links): the modules' lines of the same report
@@ -122,11 +125,11 @@ class Runner(Checks):
         home = self.fresh('home-record')
         # the program, and kernel work for the modules' share
         d = str(self.args.duration)
-        # The build IDs in the header's table, not in the MMAP2 records
-        # (perf 7.3's default): perf's prefetch before the events, which
-        # side by side and tui check, reads that table only.
+        # The perf's own default: perf 7.x writes the build IDs in the
+        # MMAP2 records, 6.x in the header's table; perf's prefetch before
+        # the events, which side by side and tui check, reads both.
         cmd = [self.perf, 'record', '-e', 'cpu-clock', '-a', '-N',
-               '--no-buildid-mmap', '-o', self.p('orig.data'), '--',
+               '-o', self.p('orig.data'), '--',
                'sh', '-c',
                '"$1" %s & timeout %s dd if=/dev/zero of=/dev/null bs=512 '
                'status=none & wait' % (d, d), 'sh', self.prog]
@@ -357,6 +360,48 @@ class Runner(Checks):
             res.stdout.strip().splitlines()[-1] if res.stdout.strip()
             else '', tree))
 
+    def object_lines(self, text):
+        """{(dso, symbol): samples} of the program and the library."""
+        names = {os.path.basename(p) for p in self.objects}
+        return {k: v for k, v in self.samples(text).items()
+                if k[0] in self.objects or os.path.basename(k[0]) in names}
+
+    def step_stripped_local(self):
+        """The program and the library in perf's build-id cache (perf
+        buildid-cache -a, as perf archive carries them), stripped as a
+        distribution ships them: the providers are asked for their debug
+        info, once each, and for nothing else of theirs; the lines are
+        those of the --symfs control (step objects), static functions
+        named.  With their symbol tables there: nothing asked for them."""
+        want = self.object_lines(self.direct)
+        for stripped in (True, False):
+            how = 'stripped' if stripped else 'with symbols'
+            home = self.fresh('home-local-%s' % how.replace(' ', '-'))
+            for path in self.objects:
+                src = os.path.join(self.p('srv'), os.path.basename(path)) \
+                    if stripped else self.p('objs-gone') + \
+                    path[len(self.p('objs')):]
+                run([self.perf, 'buildid-cache', '-a', src], 120,
+                    env=clean_env(home))
+            with ThrottleProxy(self.server.port) as proxy:
+                got = self.report('moved.data', self.env(
+                    proxy.url, self.fresh('cache-local'), HOME=home)).stdout
+                asked = sorted(r.split()[1] for r in proxy.requests
+                               if any(b in r for b in self.objects.values()))
+            expect = sorted('/buildid/%s/debuginfo' % b
+                            for b in self.objects.values()) if stripped \
+                else []
+            if asked != expect:
+                raise E2EError('%s local objects: asked %s, want %s' % (
+                    how, asked, expect))
+            if self.object_lines(got) != want:
+                raise E2EError('%s local objects: %s, not the --symfs '
+                               "control's %s" % (
+                                   how, sorted(self.object_lines(got))[:6],
+                                   sorted(want)[:6]))
+        log('stripped local: %d lines as with --symfs, the debug info of '
+            'each object asked once; with symbols: nothing asked' % len(want))
+
     def step_module_tree(self):
         tree = self.fresh('dbg-tree')
         rel = 'lib/modules/%s/kernel' % objects_fixture.RELEASE
@@ -544,6 +589,7 @@ class Runner(Checks):
                 self.check('side by side', self.step_side_by_side)
                 self.check('processes', self.step_processes)
                 self.check('offline', self.step_offline)
+                self.check('stripped local', self.step_stripped_local)
                 self.check('tui', self.step_tui)
                 self.check('tui annotate', self.step_tui_annotate_module)
         self.check('module tree', self.step_module_tree)

@@ -6,7 +6,8 @@
  * "test.<name>.content" (a number, for symprov_result.content),
  * "test.<name>.error" (a number, for symprov_result.error),
  * "test.<name>.serves" (a number: not found for a request of another
- * content), and with "test.<name>.progress" set it calls the host's
+ * content), "test.<name>.kind" (a number: not found for a request of
+ * another kind), and with "test.<name>.progress" set it calls the host's
  * progress once.  It logs
  * each call with what was asked, so the tests can count them.  With
  * -DTP_KEY_PREFIX='"symprov.test"' the keys are "symprov.test.<name>.*",
@@ -81,12 +82,14 @@ static int tp_find(void *state, const struct symprov_request *req,
 	const char *content = tp_config("content");
 	const char *error = tp_config("error");
 	const char *serves = tp_config("serves");
+	const char *kind = tp_config("kind");
 	uint32_t asked = SYMPROV_HAS(req, content) ? req->content : 0;
 
 	tp_host->log(tp_host->data, SYMPROV_LOG_DEBUG,
 		     "find %s kind %u content %u", (const char *)state,
 		     req->kind, asked);
-	if (serves && (uint32_t)atoi(serves) != asked)
+	if ((serves && (uint32_t)atoi(serves) != asked) ||
+	    (kind && (uint32_t)atoi(kind) != req->kind))
 		return SYMPROV_NOT_FOUND;
 		/* the mistakes "symprov check" must catch */
 #ifdef TP_READ_PAST /* reads content without SYMPROV_HAS() */
