@@ -207,13 +207,14 @@ check-perf-series: perf
 	@echo "perf loads libsymprov.so.1"
 
 # The 6.12 backport: perf 6.12 with perf-glue-6.12.patch passes its perf
-# test and the kernel's end-to-end tests.  (Its patches are checked one by
-# one by check-perf-glue; each was built alone when it was the main
-# series, and they have not changed since.)  Not in make check for now:
-# with it, CI's run came too close to its time limit.
-check-perf-6.12: perf-6.12 $(TP_DIR)/libtp_perfsym.so
+# test, the kernel's and the objects' end-to-end tests on its own
+# recordings, and perf 7.3 reads them too.  (Its patches are checked one
+# by one by check-perf-glue.)
+check-perf-6.12: all perf perf-6.12 $(TP_DIR)/libtp_perfsym.so
 	PERF_VERSION=6.12 bash scripts/perf-series.sh test build/perf-6.12/perf
 	@$(PYTHON) tests/e2e/run_e2e.py --perf build/perf-6.12/perf
+	@$(PYTHON) tests/e2e/run_objects_e2e.py --perf build/perf-6.12/perf
+	@$(PYTHON) tests/e2e/run_e2e.py --record-perf build/perf-6.12/perf
 
 # perf without the patch's optional parts still builds: without libdw and
 # libdebuginfod (libsymprov on), without libelf or NO_LIBSYMPROV=1

@@ -280,6 +280,7 @@ check-all: test check-foreign-root check-privilege lint check-abi check-valgrind
 	$(MAKE) SAN=1 test
 	$(MAKE) TSAN=1 test-threads
 	$(MAKE) check-e2e
+	$(MAKE) check-perf-6.12
 	$(MAKE) check-perf-series
 	$(MAKE) check-perf-variants
 	$(MAKE) check-perf-test
