@@ -401,8 +401,11 @@ class PrefetchTest(ServerTestCase):
         if os.geteuid() != 0 or not os.access(PERF, os.X_OK):
             self.skipTest('needs root and %s' % PERF)
         data = os.path.join(self.home, 'real.data')
+        # a loop in user space: an idle machine samples no program else
         rec = subprocess.run([PERF, 'record', '-e', 'cpu-clock', '-a', '-o',
-                              data, '--', 'sleep', '1'], text=True,
+                              data, '--', 'sh', '-c',
+                              'i=0; while [ $i -lt 300000 ]; do '
+                              'i=$((i + 1)); done'], text=True,
                              capture_output=True, timeout=TIMEOUT)
         self.assertEqual(rec.returncode, 0, rec.stderr)
         pd = PerfData(read(data))
