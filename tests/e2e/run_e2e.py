@@ -701,7 +701,7 @@ class Runner:
         got = self.new_traffic(before)
         for k, n in self.user_lookups(before["log"], "unserved",
                                       new).items():
-            got[k] -= n
+            got[k] = got.get(k, 0) - n
             if not got[k]:
                 del got[k]
         # section: the first of the queries for the symbols only
