@@ -26,6 +26,7 @@ import argparse
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import sys
@@ -46,11 +47,15 @@ OUTSIDE_ADDRESSES = 5
 
 
 def default_workload(duration):
+    """Kernel work (dd, cat), and a loop that reads the clock through the
+    vDSO: its samples are in every profile, on any machine, as perf
+    reads the running vDSO from a copy of its own in /tmp."""
     d = str(int(duration))
     script = (
         "timeout %s dd if=/dev/zero of=/dev/null bs=512 status=none & "
         "timeout %s sh -c 'while :; do cat /proc/self/stat >/dev/null; "
-        "done' & wait" % (d, d))
+        "done' & timeout %s %s -c 'import time\nwhile True: time.time()' & "
+        "wait" % (d, d, d, shlex.quote(sys.executable)))
     return ["sh", "-c", script]
 
 
