@@ -790,10 +790,14 @@ class Runner:
         screen = b""
         with FaultServer("hang", hang_s=60) as fault:
             env["DEBUGINFOD_URLS"] = fault.url
+            # as at a terminal: Ctrl-C not ignored, whatever started us
+            # (a shell's background job, make under one, ignores SIGINT)
             proc = subprocess.Popen(
                 [self.perf, "report", "--stdio", "--sort", "dso,sym", "-i",
                  self.p("moved.data")], stdin=slave, stderr=slave,
-                stdout=subprocess.DEVNULL, env=env, start_new_session=True)
+                stdout=subprocess.DEVNULL, env=env, start_new_session=True,
+                preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                 signal.SIG_DFL))
             try:
                 deadline = time.monotonic() + 30
                 while b"[s]kip" not in screen and proc.poll() is None and \
