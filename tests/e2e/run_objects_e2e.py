@@ -246,13 +246,8 @@ class Runner(Checks):
         self.symfs = symfs
         ctl = self.report('moved.data', clean_env(self.fresh('home-symfs')),
                           ['--symfs=' + symfs])
-        paths = set(self.objects)
-        mine = {k: v for k, v in self.samples(self.direct).items()
-                if k[0] in paths or os.path.basename(k[0]) in
-                {os.path.basename(p) for p in paths}}
-        theirs = {k: v for k, v in self.samples(ctl.stdout).items()
-                  if k in mine or k[0] in paths or os.path.basename(k[0])
-                  in {os.path.basename(p) for p in paths}}
+        mine = self.object_lines(self.direct)
+        theirs = self.object_lines(ctl.stdout)
         if not mine or mine != theirs:
             raise E2EError('objects: %s, --symfs control %s' % (
                 sorted(mine.items())[:6], sorted(theirs.items())[:6]))
