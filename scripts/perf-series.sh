@@ -334,11 +334,12 @@ added_lines() {
 
 # Two series: perf's own fixes, then the symbol providers, from the first
 # patch that adds a file named *symprov*.  The providers' part stays small:
-# at most 1,050 lines outside Documentation/ and tests/, 300 of them in
+# at most 1,070 lines outside Documentation/ and tests/, 300 of them in
 # files perf has.  The aim is 1,000: the prefetch from perf 7's MMAP2
-# events, the debug info of stripped objects and checkpatch's --strict
-# went past it, and the reshaping of the perf side that moves the asking
-# out of dso__load() is to bring it back.
+# events, the debug info of stripped objects, checkpatch's --strict, the
+# sort keys' DWARF flag and --debuginfod[=URLs] went past it, and the
+# reshaping of the perf side that moves the asking out of dso__load() is
+# to bring it back.
 check_budget() {
 	local c first="" all existing fixes
 
@@ -356,8 +357,8 @@ check_budget() {
 	echo "perf-series.sh: the fixes add $fixes lines; the symbol" \
 		"providers $all, $existing in perf's files (outside" \
 		"Documentation/ and tests/)" >&2
-	[ "$all" -le 1050 ] && [ "$existing" -le 300 ] ||
-		die "the symbol providers' series is over 1,050 lines, or 300 in perf's files"
+	[ "$all" -le 1070 ] && [ "$existing" -le 300 ] ||
+		die "the symbol providers' series is over 1,070 lines, or 300 in perf's files"
 }
 
 # The kernel's checkpatch.pl --strict, from the source package, clean on

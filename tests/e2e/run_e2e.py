@@ -40,10 +40,14 @@ every response the server counted (all codes and types, /metrics excluded):
   after-zeroed    as after, with the zeroed kallsyms copy in the cache
   opt-out <how>   --kallsyms=STANDIN_KALLSYMS, --vmlinux=STANDIN (both: REF
                   byte for byte), --ignore-vmlinux, --no-debuginfod,
-                  core.debuginfod=false ($HOME/.perfconfig written by
-                  `perf config`), buildid.dir=/dev/null (a $PERF_CONFIG
-                  file), DEBUGINFOD_URLS= (empty; the rest: kernel raw):
-                  exit 0 and no traffic
+                  core.debuginfod=false and report.debuginfod=false
+                  ($HOME/.perfconfig written by `perf config`),
+                  buildid.dir=/dev/null (a $PERF_CONFIG file),
+                  DEBUGINFOD_URLS= (empty; the rest: kernel raw): exit 0
+                  and no traffic
+  debuginfod-urls --debuginfod=SERVER with DEBUGINFOD_URLS empty and
+                  core.debuginfod=false: REF byte for byte, the symbols
+                  fetched (the command line wins)
   unserved        a profile moved to a build ID the server does not have:
                   exit 0, kernel raw, at most one request per kind
                   (section, debuginfo, executable) in the whole perf report
@@ -679,6 +683,23 @@ class Runner:
                 "debuginfod: disabled", self.new_id), name)
         else:
             self.expect_no_symprov_stderr(err, name)
+
+    def step_debuginfod_urls(self):
+        """--debuginfod=URL: the providers ask URL, DEBUGINFOD_URLS empty
+        (an opt-out by itself) and core.debuginfod=false notwithstanding:
+        the command line wins."""
+        name = "debuginfod-urls"
+        home = self.fresh_home(name)
+        self.perf_run(name + "-config", ["config", "core.debuginfod=false"],
+                      home)
+        env = self.provider_env(self.fresh_cache(name))
+        env["DEBUGINFOD_URLS"] = ""
+        before = self.traffic()
+        text, err, _ = self.report(name, self.p("moved.data"), home, env,
+                                   ["--debuginfod=" + self.server.url],
+                                   sort=True)
+        self.expect_identical(name, text)
+        self.expect_traffic(before, self.SYMBOLS_FETCH, name, users=True)
 
     def step_unserved(self):
         """A build ID the server does not have: one lookup for the whole
@@ -1393,6 +1414,8 @@ class Runner:
             ("--no-debuginfod", dict(extra_args=["--no-debuginfod"])),
             ("core.debuginfod=false", dict(
                 perf_config_cmd="core.debuginfod=false")),
+            ("report.debuginfod=false", dict(
+                perf_config_cmd="report.debuginfod=false")),
             ("buildid.dir=/dev/null", dict(
                 config="[buildid]\n\tdir = /dev/null\n")),
             ("DEBUGINFOD_URLS=", dict(env_over={"DEBUGINFOD_URLS": ""})),
@@ -1400,6 +1423,7 @@ class Runner:
         for i, (how, kw) in enumerate(opt_outs):
             self.check("opt-out " + how, lambda kw=kw, i=i: self.step_opt_out(
                 "opt-out-%d" % i, **kw))
+        self.check("debuginfod-urls", self.step_debuginfod_urls)
         self.check("unserved", self.step_unserved)
         self.check("broken-first", self.step_broken_first)
         self.check("record", self.step_record)
