@@ -32,6 +32,11 @@ the stripped objects and their debug files.  Checks:
                   their other sections side by side) takes at most half
                   the time of its requests one after the other; each
                   file asked once; the same report
+  script side by side
+                  the same for perf script (what flame-graph pipelines
+                  run): the samples' symbols as with a fast server, each
+                  file asked once, at most half the time of its requests
+                  one after the other
   processes       8 perf reports at once on one cold profile: each file
                   sent once by the server
   offline         symprov prefetch --into DIR, the server stopped, then
@@ -318,6 +323,30 @@ class Runner(Checks):
             raise E2EError('%.1f s for %d requests held %.1f s each: not '
                            'side by side' % (many, len(asked), HOLD))
 
+    def step_script_side_by_side(self):
+        cmd = [self.perf, 'script', '-F', 'ip,sym,dso', '-i',
+               self.p('moved.data')]
+        direct = run(cmd, 600, env=self.env(
+            self.server.url, self.fresh('cache-script-direct'))).stdout
+        with ThrottleProxy(self.server.port, hold=HOLD,
+                           max_seconds=900) as slow:
+            t = time.monotonic()
+            res = run(cmd, 600, env=self.env(slow.url,
+                                             self.fresh('cache-script')))
+            took = time.monotonic() - t
+            asked = list(slow.requests)
+        twice = [r for r, n in collections.Counter(asked).items() if n > 1]
+        log('script side by side: %.1f s; %d requests, each held %.1f s'
+            % (took, len(asked), HOLD))
+        if res.stdout != direct:
+            raise E2EError('perf script differs from the one without a '
+                           'slow server')
+        if twice:
+            raise E2EError('asked more than once: %s' % twice)
+        if not asked or took > 0.5 * len(asked) * HOLD:
+            raise E2EError('%.1f s for %d requests held %.1f s each: not '
+                           'side by side' % (took, len(asked), HOLD))
+
     def step_processes(self):
         with ThrottleProxy(self.server.port, hold=HOLD,
                            max_seconds=900) as slow:
@@ -601,6 +630,8 @@ class Runner(Checks):
                 self.check('objects', self.step_objects)
                 self.check('annotate', self.step_annotate_objects)
                 self.check('side by side', self.step_side_by_side)
+                self.check('script side by side',
+                           self.step_script_side_by_side)
                 self.check('processes', self.step_processes)
                 self.check('offline', self.step_offline)
                 self.check('stripped local', self.step_stripped_local)
