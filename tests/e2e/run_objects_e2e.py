@@ -104,6 +104,18 @@ REPORT = ['report', '--stdio', '--sort', 'dso,sym', '-F',
           'overhead,sample,dso,sym']
 
 
+def expect_side_by_side(took, asked):
+    """Each file asked once, in at most half the time of the requests one
+    after the other (the kernel and each module: .shstrtab, then the
+    others at once)."""
+    twice = [r for r, n in collections.Counter(asked).items() if n > 1]
+    if twice:
+        raise E2EError('asked more than once: %s' % twice)
+    if not asked or took > 0.5 * len(asked) * HOLD:
+        raise E2EError('%.1f s for %d requests held %.1f s each: not side '
+                       'by side' % (took, len(asked), HOLD))
+
+
 class Runner(Checks):
     def __init__(self, args):
         super().__init__(args, 'symprov-obj-')
@@ -308,20 +320,14 @@ class Runner(Checks):
             many, text = self.timed('moved.data', slow.url,
                                     self.fresh('cache-many'))
             asked = slow.requests[before:]
-        twice = [r for r, n in collections.Counter(asked).items() if n > 1]
         log('side by side: kernel alone %.1f s; kernel, %d modules and '
             'objects %.1f s (x%.2f); %d requests, each held %.1f s' % (
                 alone, len(self.mods), many, many / alone, len(asked),
                 HOLD))
-        if twice:
-            raise E2EError('asked more than once: %s' % twice)
         if text != self.direct:
             raise E2EError('the report differs from the one without a '
                            'slow server')
-        # the kernel and each module: .shstrtab, then the others at once
-        if many > 0.5 * len(asked) * HOLD:
-            raise E2EError('%.1f s for %d requests held %.1f s each: not '
-                           'side by side' % (many, len(asked), HOLD))
+        expect_side_by_side(many, asked)
 
     def step_script_side_by_side(self):
         cmd = [self.perf, 'script', '-F', 'ip,sym,dso', '-i',
@@ -335,17 +341,12 @@ class Runner(Checks):
                                              self.fresh('cache-script')))
             took = time.monotonic() - t
             asked = list(slow.requests)
-        twice = [r for r, n in collections.Counter(asked).items() if n > 1]
         log('script side by side: %.1f s; %d requests, each held %.1f s'
             % (took, len(asked), HOLD))
         if res.stdout != direct:
             raise E2EError('perf script differs from the one without a '
                            'slow server')
-        if twice:
-            raise E2EError('asked more than once: %s' % twice)
-        if not asked or took > 0.5 * len(asked) * HOLD:
-            raise E2EError('%.1f s for %d requests held %.1f s each: not '
-                           'side by side' % (took, len(asked), HOLD))
+        expect_side_by_side(took, asked)
 
     def step_processes(self):
         with ThrottleProxy(self.server.port, hold=HOLD,
