@@ -25,8 +25,10 @@ on the loads.  Checks:
   annotate        perf annotate --data-type through the providers equals
                   --vmlinux
   tui             perf report -s type's TUI, a server holding each
-                  request: the progress box says the whole file is
-                  fetched, and why; then the browser with the structs
+                  request: the progress box (saying the whole file and
+                  why, or how many objects of the profile), the kernel
+                  asked as its whole file; then the browser with the
+                  structs
 
 --real-deb DEB (Debian's linux-image-*-dbg package; not in make check)
 also serves it with `debuginfod -U` and checks, on its vmlinux, that the
@@ -318,12 +320,19 @@ class Runner(Checks):
             term.start([self.perf, 'report', '-s', 'type', '--dsos', KERNEL,
                         '-i', self.p('types.data')],
                        self.provider_env(slow.url, 'tui'))
-            term.wait_for(lambda s: 'whole: DWARF, code' in s, 60,
-                          'the progress box saying the whole file')
+            # the kernel alone, or in a batch with the user-space objects
+            # (perf loads their symbols too, --dsos filters after)
+            term.wait_for(lambda s: 'whole: DWARF, code' in s or
+                          re.search(r'\d+ of \d+ objects', s), 60,
+                          'the progress box')
             term.wait_for(lambda s: 'Samples:' in s and
                           'struct symprov_task' in s, 120,
                           'the browser with the structs')
             run_e2e.Runner.quit_tui(term)
+        kernel = [r for r in slow.requests if TYPES_BUILD_ID in r]
+        if not kernel or any('/debuginfo' not in r for r in kernel):
+            raise E2EError('the kernel not asked as a whole file: %s'
+                           % kernel)
 
     def step_real(self):
         deb = os.path.abspath(self.args.real_deb)
