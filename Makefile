@@ -220,6 +220,9 @@ check-perf-6.12: all perf perf-6.12 $(TP_DIR)/libtp_perfsym.so
 # libdebuginfod (libsymprov on), without libelf or NO_LIBSYMPROV=1
 # (libsymprov off: no symbol providers, and no libsymprov.so.1 needed);
 # the last reports as stock perf 7.3 does (tests/e2e/run_stock_equal.py).
+# Built with clang, perf checks its lock annotations (-Wthread-safety,
+# with -Werror): both series build clean, the providers asked under no
+# dso->lock.
 check-perf-variants: all
 	bash scripts/build-perf.sh -o build/perf-nodwarf NO_DWARF=1 \
 		NO_LIBDEBUGINFOD=1
@@ -236,7 +239,10 @@ check-perf-variants: all
 	bash scripts/build-perf.sh -o build/perf-stock -a none
 	$(PYTHON) tests/e2e/run_stock_equal.py --stock build/perf-stock/perf \
 		--perf build/perf-nolibsymprov/perf
-	@echo "perf variants: 4 passed, 0 failed"
+	bash scripts/build-perf.sh -o build/perf-clang CC=clang
+	PERF_VERSION=6.12 bash scripts/build-perf.sh -o build/perf-6.12-clang \
+		CC=clang
+	@echo "perf variants: 5 passed, 0 failed"
 
 # perf's own perf test with the series: no test worse than with stock
 # perf 7.3 (built by check-perf-variants), the series' test cases passing.
