@@ -15,9 +15,10 @@
 # incremental builds.  The build is skipped when OUTDIR/perf comes from the
 # same source package version, patch, make variables and libsymprov headers
 # (OUTDIR/.stamp); -f builds anyway.  MAKEVARs go to perf's make, e.g.
-# NO_LIBDW=1.  perf is built with this tree's libsymprov
-# (LIBSYMPROV_DIR=build/sdk, which `make` makes) and finds it there at run
-# time (an rpath), unless a MAKEVAR says LIBSYMPROV_DIR= or NO_LIBSYMPROV=1.
+# NO_LIBDW=1.  perf is built without libsymprov, which it opens at run
+# time when providers are configured: it finds this tree's (build/lib,
+# which `make` makes) through an rpath, unless a MAKEVAR says
+# NO_LIBSYMPROV=1.
 # Missing Debian packages are installed when run as root.
 # LINUX_SOURCE_TARBALL overrides the Debian tarball.
 set -euo pipefail
@@ -79,11 +80,10 @@ objdir=$outdir-obj
 # prefix=/usr: the system config is /etc/perfconfig, as in a distro's perf.
 makevars=(NO_LIBPYTHON=1 NO_JEVENTS=1 prefix=/usr "${perf_makevars[@]}")
 case " $* " in
-*" LIBSYMPROV_DIR="* | *" NO_LIBSYMPROV="*) ;;
+*" NO_LIBSYMPROV="*) ;;
 *)
-	[ -e "$top/build/lib/libsymprov.so" ] && [ -d "$top/build/sdk" ] ||
-		die "no build/lib/libsymprov.so: run 'make' first"
-	makevars+=(LIBSYMPROV_DIR="$top/build/sdk")
+	[ -e "$top/build/lib/libsymprov.so.1" ] ||
+		die "no build/lib/libsymprov.so.1: run 'make' first"
 	export LDFLAGS="-Wl,-rpath,$top/build/lib"
 	;;
 esac
@@ -129,13 +129,10 @@ for p in "${patchfiles[@]}"; do
 	[ -r "$p" ] || die "$p not found: run 'make ${combined#"$top"/}'"
 done
 
-# perf compiles against the headers of libsymprov: a change rebuilds it
-stamp=$(printf 'source %s\npatch %s\nmake %s\nlibsymprov %s\n' \
+stamp=$(printf 'source %s\npatch %s\nmake %s\n' \
 	"$(perf_source_version "$tarball")" \
 	"$(cat "${patchfiles[@]}" | sha256sum | cut -d' ' -f1)" \
-	"${makevars[*]} ${LDFLAGS:-}" \
-	"$(cat "$top/include/libsymprov.h" "$top/include/symprov.h" |
-		sha256sum | cut -d' ' -f1)")
+	"${makevars[*]} ${LDFLAGS:-}")
 if [ -z "$force" ] && [ -x "$outdir/perf" ] && [ -f "$outdir/.stamp" ] &&
 	[ "$(cat "$outdir/.stamp")" = "$stamp" ]; then
 	echo "build-perf: ${outdir#"$top"/}/perf is up to date" >&2
@@ -146,7 +143,7 @@ fi
 # sources keep the tarball's time stamps, which may be older than they are.
 if [ -f "$objdir/.stamp" ] &&
 	[ "$(sed '/^patch /d;/^libsymprov /d' "$objdir/.stamp")" != \
-		"$(sed '/^patch /d;/^libsymprov /d' <<<"$stamp")" ]; then
+		"$(sed '/^patch /d' <<<"$stamp")" ]; then
 	rm -rf "$objdir"
 fi
 mkdir -p "$outdir" "$objdir"

@@ -133,6 +133,7 @@ when all passed, 1 when a check failed, 2 when the checks could not run.
 
 import argparse
 import difflib
+import glob
 import hashlib
 import json
 import os
@@ -1394,6 +1395,71 @@ class Runner:
         self.expect_traffic(before, self.SYMBOLS_FETCH, "readme-line",
                             users=True)
 
+    def step_dlopen(self):
+        """perf opens libsymprov.so.1 at run time: a copy of this perf
+        with no run path is a perf built where libsymprov is not
+        installed.  With no provider configured it opens nothing (the
+        dynamic loader's log); with providers and no library, one line
+        says so and nothing is asked; with the library installed
+        (LD_LIBRARY_PATH), the kernel is named."""
+        perf = self.p("perf-no-runpath")
+        shutil.copy(self.perf, perf)
+        run(["patchelf", "--remove-rpath", perf], 60)
+        dyn = run(["readelf", "-d", perf], 60).stdout
+        if "libsymprov" in dyn or "RUNPATH" in dyn or "RPATH" in dyn:
+            raise E2EError("%s still needs libsymprov or has a run path"
+                           % perf)
+        saved, self.perf = self.perf, perf
+        try:
+            env = self.provider_env(self.fresh_cache("dlopen"),
+                                    ld_path=False)
+            del env["PERF_SYMBOL_PROVIDERS"]
+            env["LD_DEBUG"] = "libs"
+            env["LD_DEBUG_OUTPUT"] = self.p("ld-debug")
+            before = self.traffic()
+            _, err, entries = self.report(
+                "dlopen-none", self.p("moved.data"),
+                self.fresh_home("dlopen"), env, sort=True,
+                drop_env=("LD_LIBRARY_PATH",))
+            self.expect_raw(entries)
+            self.expect_no_symprov_stderr(err, "dlopen-none")
+            ld_log = ""
+            for name in glob.glob(self.p("ld-debug.*")):
+                with open(name) as f:
+                    ld_log += f.read()
+            if "calling init: " not in ld_log:
+                raise E2EError("no dynamic loader log in %s.*"
+                               % self.p("ld-debug"))
+            if "libsymprov" in ld_log:
+                raise E2EError("no provider configured, yet the loader "
+                               "looked for libsymprov: %s" % [
+                                   x for x in ld_log.splitlines()
+                                   if "libsymprov" in x][:2])
+            env = self.provider_env(self.fresh_cache("dlopen"),
+                                    ld_path=False)
+            _, err, entries = self.report(
+                "dlopen-missing", self.p("moved.data"),
+                self.fresh_home("dlopen"), env, sort=True,
+                drop_env=("LD_LIBRARY_PATH",))
+            self.expect_raw(entries)
+            lines = self.symprov_lines(err)
+            want = "symprov: symbol providers not asked: libsymprov.so.1: "
+            if len(lines) != 1 or not lines[0].startswith(want):
+                raise E2EError("providers configured, no libsymprov: want "
+                               "one line %r..., got %s" % (want, lines))
+            log("dlopen-missing: %s" % lines[0])
+            self.expect_traffic(before, {}, "no libsymprov")
+            env = self.provider_env(self.fresh_cache("dlopen-installed"))
+            text, err, _ = self.report(
+                "dlopen-installed", self.p("moved.data"),
+                self.fresh_home("dlopen"), env, sort=True)
+            self.expect_identical("dlopen-installed", text)
+            self.expect_no_symprov_stderr(err, "dlopen-installed")
+            self.expect_traffic(before, self.SYMBOLS_FETCH,
+                                "dlopen-installed", users=True)
+        finally:
+            self.perf = saved
+
     def provider_checks(self):
         self.check("no-providers", self.step_no_providers)
         cache = self.fresh_cache("after")
@@ -1432,6 +1498,7 @@ class Runner:
         self.check("keys", self.step_keys)
         self.check("exec-path", self.step_exec_path)
         self.check("readme-line", self.step_readme_line)
+        self.check("dlopen", self.step_dlopen)
         self.check("verbose", self.step_verbose)
         self.check("unavailable", self.step_unavailable)
         self.check("damaged", self.step_damaged)
