@@ -335,7 +335,7 @@ added_lines() {
 
 # Two series: perf's own fixes, then the symbol providers, from the first
 # patch that adds a file named *symprov*.  The providers' part stays small:
-# at most 1,330 lines outside Documentation/ and tests/, 300 of them in
+# at most 1,340 lines outside Documentation/ and tests/, 300 of them in
 # files perf has.  The aim is 1,000: the prefetch from perf 7's MMAP2
 # events, the debug info of stripped objects, checkpatch's --strict, the
 # sort keys' DWARF flag and --debuginfod[=URLs] went past it; moving the
@@ -345,7 +345,7 @@ added_lines() {
 # in perf rather than in libsymprov 30 more, and opening libsymprov at run
 # time 200 more: the declarations of what perf calls (symprov-lib.h, 148
 # lines) replace the feature test, and perf reads the provider list's
-# config before it opens anything.
+# config before it opens anything; perf c2c report asking, 8 more.
 check_budget() {
 	local c first="" all existing fixes
 
@@ -363,8 +363,8 @@ check_budget() {
 	echo "perf-series.sh: the fixes add $fixes lines; the symbol" \
 		"providers $all, $existing in perf's files (outside" \
 		"Documentation/ and tests/)" >&2
-	[ "$all" -le 1330 ] && [ "$existing" -le 300 ] ||
-		die "the symbol providers' series is over 1,330 lines, or 300 in perf's files"
+	[ "$all" -le 1340 ] && [ "$existing" -le 300 ] ||
+		die "the symbol providers' series is over 1,340 lines, or 300 in perf's files"
 }
 
 # The kernel's checkpatch.pl --strict, from the source package, clean on

@@ -769,8 +769,9 @@ class Runner:
         self.expect_no_symprov_stderr(res.stderr, "perf record -v")
 
     def step_other_tool(self):
-        """Only report, top, annotate and script ask: perf diff, which
-        loads the kernel's symbols too, with the providers set, does not."""
+        """Only report, top, annotate, script and c2c report ask: perf
+        diff, which loads the kernel's symbols too, with the providers set,
+        does not."""
         home = self.fresh_home("other-tool")
         env = self.provider_env(self.fresh_cache("other-tool"))
         before = self.traffic()
@@ -779,6 +780,26 @@ class Runner:
             timeout=120)
         self.expect_traffic(before, {}, "perf diff")
         self.expect_no_symprov_stderr(res.stderr, "perf diff")
+
+    def step_c2c(self):
+        """perf c2c report asks as perf report does: the kernel's symbols,
+        fetched before the events; none without a provider."""
+        env = self.provider_env(self.fresh_cache("c2c"))
+        del env["PERF_SYMBOL_PROVIDERS"]
+        before = self.traffic()
+        res = self.perf_run("c2c-none", [
+            "c2c", "report", "--stdio", "-i", self.p("moved.data")],
+            self.fresh_home("c2c"), env, timeout=120)
+        self.expect_traffic(before, {}, "perf c2c report, no provider")
+        self.expect_no_symprov_stderr(res.stderr, "perf c2c report")
+        env = self.provider_env(self.fresh_cache("c2c"))
+        res = self.perf_run("c2c", [
+            "c2c", "report", "--stdio", "-i", self.p("moved.data")],
+            self.fresh_home("c2c"), env, timeout=120)
+        self.expect_traffic(before, self.SYMBOLS_FETCH, "perf c2c report",
+                            users=True)
+        self.expect_no_symprov_stderr(res.stderr, "perf c2c report")
+        self.expect_no_kallsyms_msg(res.stderr, "perf c2c report")
 
     def cache_knowing_user_misses(self, name):
         """A client cache that remembers the user-space objects' debug info
@@ -1495,6 +1516,7 @@ class Runner:
         self.check("broken-first", self.step_broken_first)
         self.check("record", self.step_record)
         self.check("other-tool", self.step_other_tool)
+        self.check("c2c", self.step_c2c)
         self.check("keys", self.step_keys)
         self.check("exec-path", self.step_exec_path)
         self.check("readme-line", self.step_readme_line)
