@@ -1481,6 +1481,41 @@ class Runner:
         finally:
             self.perf = saved
 
+    def step_secure(self):
+        """Under AT_SECURE (a perf with a file capability, run by another
+        user) the variable's list is ignored: perf still opens libsymprov
+        when it is set, which says so in one line, and nothing is asked;
+        with no list at all, nothing is opened and nothing said."""
+        tmp = tempfile.mkdtemp(prefix="symprov-secure.")
+        try:
+            os.chmod(tmp, 0o755)
+            perf = os.path.join(tmp, "perf")
+            data = os.path.join(tmp, "moved.data")
+            shutil.copy(self.perf, perf)
+            shutil.copy(self.p("moved.data"), data)
+            os.chmod(data, 0o644)
+            run(["setcap", "cap_perfmon+ep", perf], 60)
+            nobody = ["setpriv", "--reuid=65534", "--regid=65534",
+                      "--clear-groups", "--"]
+            argv = nobody + [perf, "report", "--stdio", "-i", data]
+            before = self.traffic()
+            env = dict(self.provider_env(self.fresh_cache("secure"),
+                                         ld_path=False), HOME=tmp,
+                       PATH="/usr/bin:/bin")
+            err = run(argv, 120, env=env, check=False).stderr
+            lines = self.symprov_lines(err)
+            want = "symprov: PERF_SYMBOL_PROVIDERS ignored: running with " \
+                "elevated privileges"
+            if len(lines) != 1 or not lines[0].startswith(want):
+                raise E2EError("secure: want one line %r..., got %s"
+                               % (want, lines))
+            del env["PERF_SYMBOL_PROVIDERS"]
+            err = run(argv, 120, env=env, check=False).stderr
+            self.expect_no_symprov_stderr(err, "secure, no list")
+            self.expect_traffic(before, {}, "AT_SECURE")
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     def provider_checks(self):
         self.check("no-providers", self.step_no_providers)
         cache = self.fresh_cache("after")
@@ -1521,6 +1556,7 @@ class Runner:
         self.check("exec-path", self.step_exec_path)
         self.check("readme-line", self.step_readme_line)
         self.check("dlopen", self.step_dlopen)
+        self.check("secure", self.step_secure)
         self.check("verbose", self.step_verbose)
         self.check("unavailable", self.step_unavailable)
         self.check("damaged", self.step_damaged)
