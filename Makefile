@@ -165,7 +165,8 @@ include tests/tests.mk
 
 # perf 7.3 with the glue.  The perf side is the patch series perf-glue/,
 # which opens libsymprov.so.1 at run time with its own declarations of
-# what it calls, and carries no file of lib/ or include/; perf-glue.patch is the series in one (scripts/perf-series.sh).
+# what it calls, and carries no file of lib/ or include/; perf-glue.patch
+# is the series in one (scripts/perf-series.sh).
 # perf-glue-6.12/ is its backport to perf 6.12 (docs/PERF.md).
 perf-glue.patch: scripts/perf-series.sh $(wildcard perf-glue/*.patch)
 	bash scripts/perf-series.sh refresh

@@ -13,12 +13,11 @@
 # OUTDIR (default build/perf, build/perf-6.12 for 6.12) gets the perf binary,
 # OUTDIR-src the patched source and OUTDIR-obj the objects, kept for
 # incremental builds.  The build is skipped when OUTDIR/perf comes from the
-# same source package version, patch, make variables and libsymprov headers
-# (OUTDIR/.stamp); -f builds anyway.  MAKEVARs go to perf's make, e.g.
-# NO_LIBDW=1.  perf is built without libsymprov, which it opens at run
-# time when providers are configured: it finds this tree's (build/lib,
-# which `make` makes) through an rpath, unless a MAKEVAR says
-# NO_LIBSYMPROV=1.
+# same source package version, patch and make variables (OUTDIR/.stamp);
+# -f builds anyway.  MAKEVARs go to perf's make, e.g. NO_LIBDW=1.  perf is
+# built without libsymprov, which it opens at run time when providers are
+# configured: it finds this tree's (build/lib, which `make` makes) through
+# an rpath, unless a MAKEVAR says NO_LIBSYMPROV=1.
 # Missing Debian packages are installed when run as root.
 # LINUX_SOURCE_TARBALL overrides the Debian tarball.
 set -euo pipefail
@@ -141,6 +140,7 @@ fi
 
 # Objects of another source or other make variables are not reused: the
 # sources keep the tarball's time stamps, which may be older than they are.
+# (Stamps of earlier builds have a libsymprov line: it does not count.)
 if [ -f "$objdir/.stamp" ] &&
 	[ "$(sed '/^patch /d;/^libsymprov /d' "$objdir/.stamp")" != \
 		"$(sed '/^patch /d' <<<"$stamp")" ]; then

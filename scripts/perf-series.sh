@@ -9,8 +9,9 @@
 # (0000-cover-letter.patch) and one file per patch: it is the source of the
 # perf side.  Its combined patch, the one patch users apply, is made from
 # it.  perf opens libsymprov.so.1 at run time, with its own declarations of
-# what it calls: no file of the project is in the series.  Below, perf-glue/ and perf-glue.patch stand for
-# the chosen series' directory and combined patch.
+# what it calls: no file of the project is in the series.  Below,
+# perf-glue/ and perf-glue.patch stand for the chosen series' directory and
+# combined patch.
 #
 # Usage:
 #   perf-series.sh checkout DIR  a git tree in DIR (a new directory): the
@@ -272,6 +273,7 @@ do_check() {
 	check_budget
 	check_style
 	check_locks
+	check_no_libsymprov_build
 
 	# The series is in the form export writes: nothing is lost by a
 	# checkout and export.
@@ -343,7 +345,7 @@ added_lines() {
 # prefetch, requests noted under dso->lock) cost 20 more than the lock
 # dance and the copy of perf's search order it replaced, reading the keys
 # in perf rather than in libsymprov 30 more, and opening libsymprov at run
-# time 200 more: the declarations of what perf calls (symprov-lib.h, 148
+# time 200 more: the declarations of what perf calls (symprov-lib.h, 149
 # lines) replace the feature test, and perf reads the provider list's
 # config before it opens anything; perf c2c report asking, 8 more.
 check_budget() {
@@ -401,8 +403,13 @@ check_locks() {
 		true)
 	[ -z "$bad" ] || die "a patch drops dso->lock or silences the lock checks: $bad"
 	echo "perf-series.sh: no patch drops dso->lock or silences the lock checks" >&2
-	# perf opens libsymprov at run time with its own declarations: no
-	# header of the library, no link (the man page's examples aside)
+}
+
+# perf opens libsymprov at run time with its own declarations: no header of
+# the library, no link (the man page's examples aside).
+check_no_libsymprov_build() {
+	local bad
+
 	bad=$(patches | xargs awk '/^\+\+\+ b\// { f = $2 }
 		/^\+/ && f !~ /Documentation\// &&
 		/#include <(lib)?symprov\.h>|-lsymprov/ { print f ": " $0 }')
