@@ -14,7 +14,7 @@
 #                  (PREFIX, LIBDIR, DESTDIR...); make uninstall
 # make clean
 
-VERSION := 0.3
+VERSION := 0.4
 
 # Where make install puts things; LIBDIR is also compiled into the loader:
 # providers go to $(LIBDIR)/symprov, where bare names are looked for.
@@ -67,7 +67,7 @@ PROV_LDFLAGS := -shared -Wl,-z,defs -Wl,--no-undefined
 # what providers return (symprov_verify.c): libelf.
 LIBSYMPROV_SRCS := $(wildcard lib/*.c)
 LIBSYMPROV_SONAME := libsymprov.so.1
-LIBSYMPROV_REAL := libsymprov.so.1.1.0
+LIBSYMPROV_REAL := libsymprov.so.1.2.0
 LIBSYMPROV_LIBS := -ldl -lelf -lpthread
 LIBSYMPROV := $(B)/lib/$(LIBSYMPROV_REAL) $(B)/lib/$(LIBSYMPROV_SONAME) \
 	$(B)/lib/libsymprov.so

@@ -35,7 +35,8 @@
  * per session, a prefetch's answered() from each of its threads at once.
  *
  * Versions.  The library's symbols are tagged LIBSYMPROV_1.0 and later
- * LIBSYMPROV_1.x in its version script (1.1: symprov_session_read_keys());
+ * LIBSYMPROV_1.x in its version script (1.1: symprov_session_read_keys(),
+ * 1.2: symprov_session_note() and symprov_session_ask_noted());
  * nothing is ever removed or changed within libsymprov.so.1.
  */
 #ifndef LIBSYMPROV_H
@@ -281,8 +282,8 @@ LIBSYMPROV_API int symprov_session_content_of(struct symprov_session *s,
 
 /*
  * Ask for the files of @objs side by side, shown as one fetch ("3 of 10
- * objects"): a kernel's, a module, an executable and then its debug
- * file.  The answers are remembered: a later symprov_session_find() of
+ * objects"; one object as the fetch of its file): a kernel's, a module,
+ * an executable and then its debug file.  The answers are remembered: a later symprov_session_find() of
  * one gets it at once.  When the user skips it, later finds of objects
  * other than kernels are cancelled for the session.  Returns 0, or a
  * negative errno; @res (may be NULL) says what it did.
@@ -353,6 +354,32 @@ LIBSYMPROV_API int symprov_build_id_parse(const char *hex, unsigned char *out,
 /* Lowercase hex of @len bytes into @buf (SYMPROV_BUILD_ID_HEX_MAX) */
 LIBSYMPROV_API char *symprov_build_id_hex(const unsigned char *id, size_t len,
 					  char *buf);
+
+/* LIBSYMPROV_1.2 */
+
+/*
+ * Note that the host misses @req (its kind, build ID and dso_name), to
+ * ask for it later with symprov_session_ask_noted(): for a host that
+ * finds out what it misses where it must not wait, under a lock of its
+ * own.  Asks nobody, loads nothing; any thread.  Returns 1 while @req is
+ * to be asked for (noted now or before), 0 once it was asked for, or a
+ * negative errno.
+ */
+LIBSYMPROV_API int symprov_session_note(struct symprov_session *s,
+					const struct symprov_find_opts *req);
+
+/*
+ * Ask for what was noted and not asked for yet, as
+ * symprov_session_prefetch() asks for objects: all of it, or with
+ * @build_id that of one object (its own fetch).  An executable's debug
+ * file, noted with it, is asked for once the executable was found.
+ * Returns as symprov_session_prefetch().
+ */
+LIBSYMPROV_API int
+symprov_session_ask_noted(struct symprov_session *s,
+			  const unsigned char *build_id, uint32_t build_id_len,
+			  const struct symprov_prefetch_opts *opts,
+			  struct symprov_prefetch_result *res);
 
 #ifdef __cplusplus
 }

@@ -180,28 +180,39 @@ static unsigned int batch_jobs(struct symprov_session *s, unsigned int jobs)
 	return jobs > SYMPROV_JOBS_MAX ? SYMPROV_JOBS_MAX : jobs;
 }
 
-/* One kernel: shown as the fetch of its file */
-static void batch_one(struct symprov_batch *b)
+/* @kind of the one object, shown as the fetch of its file; true when found */
+static bool batch_one_ask(struct symprov_batch *b, uint32_t kind)
 {
 	struct symprov_find_opts fo;
 	struct symprov_request req;
 	struct symprov_answer ans;
+	struct stat st;
+	bool found;
 
-	if (batch_request(b, b->objs, b->objs->kind, &fo, &req))
-		return;
+	if (batch_request(b, b->objs, kind, &fo, &req))
+		return false;
 	session_ask(b->s, &fo, &req, &ans);
-	b->res.files = 1;
-	if (ans.status == SYMPROV_FOUND) {
-		struct stat st;
-
-		b->res.found = 1;
+	found = ans.status == SYMPROV_FOUND;
+	b->res.files++;
+	if (found) {
+		b->res.found++;
 		if (!stat(ans.path, &st))
-			b->res.bytes = (uint64_t)st.st_size;
+			b->res.bytes += (uint64_t)st.st_size;
 	}
 	b->res.action = ans.action;
 	if (b->opts->answered)
 		b->opts->answered(b->opts->data, 0, &fo, &ans);
 	free(ans.path);
+	return found;
+}
+
+/* One object: its own fetch, an executable's debug file after it */
+static void batch_one(struct symprov_batch *b)
+{
+	if (batch_one_ask(b, b->objs->kind) &&
+	    b->objs->kind == SYMPROV_KIND_EXECUTABLE &&
+	    !(b->opts->flags & SYMPROV_PREFETCH_AS_LISTED))
+		batch_one_ask(b, SYMPROV_KIND_DEBUGINFO);
 }
 
 /* With fetch_lock held and the providers loaded */
@@ -277,7 +288,7 @@ int symprov_session_prefetch(struct symprov_session *s,
 		b.nr_jobs = batch_jobs(s, o.jobs);
 		if (b.nr_jobs > nr)
 			b.nr_jobs = (unsigned int)nr;
-		if (nr == 1 && objs->kind == SYMPROV_KIND_KERNEL)
+		if (nr == 1)
 			batch_one(&b);
 		else
 			err = batch_run(&b);

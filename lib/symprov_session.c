@@ -59,6 +59,11 @@ symprov_session_new(const struct symprov_session_opts *opts)
 	if (err)
 		goto out;
 	err = -pthread_mutex_init(&s->lock, NULL);
+	if (!err) {
+		err = -pthread_mutex_init(&s->notes_lock, NULL);
+		if (err)
+			pthread_mutex_destroy(&s->lock);
+	}
 	if (err)
 		pthread_mutex_destroy(&s->fetch_lock);
 out:
@@ -88,9 +93,11 @@ void symprov_session_free(struct symprov_session *s)
 	for (i = 0; i < s->nr_told; i++)
 		free(s->told[i].path);
 	free(s->told);
+	session_notes_free(s);
 	free((char *)s->opts.host_name);
 	free((char *)s->opts.providers);
 	free((char *)s->opts.provider_dirs);
+	pthread_mutex_destroy(&s->notes_lock);
 	pthread_mutex_destroy(&s->lock);
 	pthread_mutex_destroy(&s->fetch_lock);
 	free(s);

@@ -13,6 +13,7 @@
 #include "symprov_loader.h"
 
 struct symprov_batch;
+struct symprov_note;
 
 struct symprov_config_item {
 	char *key;
@@ -56,6 +57,10 @@ struct symprov_session {
 	bool keys_on; /* this fetch reads them; with lock held */
 	/* symprov_session_request(): not shown; with fetch_lock held */
 	bool quiet;
+	/* symprov_session_note() (symprov_notes.c); taken alone */
+	pthread_mutex_t notes_lock;
+	struct symprov_note *notes;
+	size_t nr_notes;
 };
 
 static inline bool session_cancelled(const struct symprov_session *s)
@@ -114,5 +119,8 @@ int session_loader_find(struct symprov_session *s,
 int batch_progress(struct symprov_session *s, struct symprov_batch *b,
 		   const char *provider, const struct symprov_request *req,
 		   uint64_t done, uint64_t total);
+
+/* Free the notes of symprov_session_note() */
+void session_notes_free(struct symprov_session *s);
 
 #endif /* SYMPROV_SESSION_H */

@@ -103,7 +103,7 @@ class DebTest(unittest.TestCase):
         lib = './usr/lib/%s/' % self.multiarch
         want = {
             'libsymprov1': {lib + 'libsymprov.so.1',
-                            lib + 'libsymprov.so.1.1.0'},
+                            lib + 'libsymprov.so.1.2.0'},
             'libsymprov-dev': {'./usr/include/libsymprov.h',
                                './usr/include/symprov.h',
                                lib + 'libsymprov.so',
@@ -123,7 +123,7 @@ class DebTest(unittest.TestCase):
                           self.files(package))
         # the library's SONAME, and its symbols file gives the dependency
         res = run(['readelf', '-d', os.path.join(
-            self.root, lib, 'libsymprov.so.1.1.0')], check=True)
+            self.root, lib, 'libsymprov.so.1.2.0')], check=True)
         self.assertIn('Library soname: [libsymprov.so.1]', res.stdout)
         self.assertIn('libsymprov1 (>= 0.2)', self.depends('symprov'))
         self.assertIn('libelf1', self.depends('libsymprov1'))

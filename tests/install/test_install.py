@@ -143,7 +143,7 @@ class InstallTest(unittest.TestCase):
     def test_files(self):
         doc = 'share/doc/symprov/'
         want = {'bin/symprov', 'include/symprov.h', 'include/libsymprov.h',
-                'lib/libsymprov.so.1.1.0', 'lib/libsymprov.so.1',
+                'lib/libsymprov.so.1.2.0', 'lib/libsymprov.so.1',
                 'lib/libsymprov.so',
                 'lib/symprov/libdebuginfodprov.so',
                 'lib/symprov/libbuildiddirprov.so',
@@ -162,7 +162,7 @@ class InstallTest(unittest.TestCase):
                                   os.X_OK))
         self.assertEqual(os.readlink(self.installed('lib',
                                                     'libsymprov.so.1')),
-                         'libsymprov.so.1.1.0')
+                         'libsymprov.so.1.2.0')
         # installed, the command has no build tree's rpath
         res = subprocess.run(['readelf', '-d', self.installed('bin',
                                                               'symprov')],

@@ -1104,19 +1104,149 @@ static void test_prefetch_progress_of_an_abi_1_0_provider(void **state)
 
 	(void)state;
 	profile_of(objs);
+	/* two objects, the kernel and the program: shown as one fetch */
+	objs[1] = objs[2];
 	session_of("libtp_abi10.so");
 	set("test.old.status", "0");
 	set("test.old.path", exe);
 	set("test.old.progress", "1");
-	assert_int_equal(symprov_session_prefetch(h.s, objs + 2, 1, &po, &res),
-			 0);
-	/* the executable, then its debug file */
-	assert_int_equal(res.found, 2);
+	assert_int_equal(symprov_session_prefetch(h.s, objs, 2, &po, &res), 0);
+	/* the kernel, the executable, then its debug file */
+	assert_int_equal(res.found, 3);
 	/* the provider said 1 of 2 bytes of the first: the fetch shows them */
 	for (i = 0; i < h.nr_progress; i++)
 		updates += h.progress[i].phase == SYMPROV_FETCH_UPDATE &&
 			   h.progress[i].done == 1 && h.progress[i].total == 2;
 	assert_int_equal(updates, 1);
+}
+
+/* @kind of build ID @id noted; symprov_session_note()'s return */
+static int note(uint32_t kind, const unsigned char *id, int len,
+		const char *name)
+{
+	struct symprov_find_opts req = req_of(kind, id, len, name);
+
+	return symprov_session_note(h.s, &req);
+}
+
+/*
+ * What a host noted is asked for by nobody until it asks for the notes:
+ * side by side, an executable's debug file after it and once, and never
+ * again
+ */
+static void test_notes_asked_side_by_side_once(void **state)
+{
+	struct symprov_prefetch_opts po = {
+		.size = sizeof(po),
+		.jobs = 2,
+		.answered = h_answered,
+		.data = &h,
+	};
+	struct symprov_prefetch_result res = { .size = sizeof(res) };
+	char mod[PATH_MAX];
+
+	(void)state;
+	snprintf(mod, sizeof(mod), "%s", TEST_MODULE);
+	loaded(exe, mod);
+	assert_int_equal(note(SYMPROV_KIND_KERNEL, self_id, self_len, NULL), 1);
+	assert_int_equal(note(SYMPROV_KIND_KERNEL_MODULE, module_id, module_len,
+			      "xfs.ko"),
+			 1);
+	assert_int_equal(note(SYMPROV_KIND_EXECUTABLE, self_id, self_len,
+			      "/usr/bin/prog"),
+			 1);
+	assert_int_equal(note(SYMPROV_KIND_DEBUGINFO, self_id, self_len,
+			      "/usr/bin/prog"),
+			 1);
+	/* noted again before it is asked for: still to be asked */
+	assert_int_equal(note(SYMPROV_KIND_KERNEL, self_id, self_len, NULL), 1);
+	assert_int_equal(asked_any("a") + asked_any("b"), 0);
+	assert_int_equal(h.nr_progress, 0);
+
+	assert_int_equal(symprov_session_ask_noted(h.s, NULL, 0, &po, &res), 0);
+	assert_int_equal(res.files, 4);
+	assert_int_equal(res.found, 4);
+	assert_int_equal(h.nr_answers, 4);
+	assert_int_equal(asked("a", SYMPROV_KIND_DEBUGINFO,
+			       SYMPROV_CONTENT_FULL),
+			 1);
+	assert_int_equal(asked("b", SYMPROV_KIND_KERNEL_MODULE,
+			       SYMPROV_CONTENT_SYMBOLS),
+			 1);
+	assert_true(h.progress[0].many);
+	assert_string_equal(h.progress[0].what, "0 of 3 objects");
+
+	/* asked for: a note says so, and nothing is asked again */
+	assert_int_equal(note(SYMPROV_KIND_EXECUTABLE, self_id, self_len,
+			      "/usr/bin/prog"),
+			 0);
+	assert_int_equal(symprov_session_ask_noted(h.s, NULL, 0, &po, &res), 0);
+	assert_int_equal(res.files, 0);
+	/* a is asked for each of the four (its module is no module), once */
+	assert_int_equal(asked_any("a"), 4);
+}
+
+/* The notes of one build ID: that object's own fetch; the rest wait */
+static void test_notes_of_one_object(void **state)
+{
+	struct symprov_prefetch_opts po = {
+		.size = sizeof(po),
+		.answered = h_answered,
+		.data = &h,
+	};
+	struct symprov_prefetch_result res = { .size = sizeof(res) };
+	char mod[PATH_MAX], what[64];
+
+	(void)state;
+	snprintf(mod, sizeof(mod), "%s", TEST_MODULE);
+	loaded(exe, mod);
+	assert_int_equal(note(SYMPROV_KIND_KERNEL_MODULE, module_id, module_len,
+			      "/lib/modules/6.12/kernel/xfs.ko"),
+			 1);
+	assert_int_equal(note(SYMPROV_KIND_DEBUGINFO, self_id, self_len,
+			      "/usr/bin/prog"),
+			 1);
+	assert_int_equal(symprov_session_ask_noted(h.s, module_id,
+						   (uint32_t)module_len, &po,
+						   &res),
+			 0);
+	assert_int_equal(res.files, 1);
+	assert_int_equal(res.found, 1);
+	assert_int_equal(h.nr_answers, 1);
+	assert_int_equal(h.answers[0].kind, SYMPROV_KIND_KERNEL_MODULE);
+	assert_false(h.progress[0].many);
+	snprintf(what, sizeof(what), "symbols of module xfs.ko %.12s",
+		 TEST_MODULE_BUILD_ID);
+	assert_string_equal(h.progress[0].what, what);
+	/* a first, whose module is no module, then b */
+	assert_int_equal(asked_any("a"), 1);
+	assert_int_equal(asked_any("b"), 1);
+
+	/* a debug file noted alone (a stripped program here) is asked alone */
+	assert_int_equal(symprov_session_ask_noted(h.s, NULL, 0, &po, &res), 0);
+	assert_int_equal(res.files, 1);
+	assert_int_equal(h.nr_answers, 2);
+	assert_int_equal(h.answers[1].kind, SYMPROV_KIND_DEBUGINFO);
+	assert_int_equal(asked("a", SYMPROV_KIND_EXECUTABLE,
+			       SYMPROV_CONTENT_FULL),
+			 0);
+}
+
+static void test_notes_refuse_bad_requests(void **state)
+{
+	(void)state;
+	loaded(exe, NULL);
+	assert_int_equal(note(SYMPROV_KIND_KERNEL, NULL, self_len, NULL),
+			 -EINVAL);
+	assert_int_equal(note(SYMPROV_KIND_KERNEL, self_id, 0, NULL), -EINVAL);
+	assert_int_equal(note(99, self_id, self_len, NULL), -EINVAL);
+	assert_int_equal(symprov_session_note(h.s, NULL), -EINVAL);
+	assert_int_equal(symprov_session_ask_noted(h.s, self_id, 0, NULL, NULL),
+			 -EINVAL);
+	/* nothing noted: nothing asked, nothing shown */
+	assert_int_equal(symprov_session_ask_noted(h.s, NULL, 0, NULL, NULL), 0);
+	assert_int_equal(asked_any("a"), 0);
+	assert_int_equal(h.nr_progress, 0);
 }
 
 /*
@@ -1806,6 +1936,9 @@ int main(void)
 		T(test_find_progress_phases),
 		T(test_prefetch_skipped),
 		T(test_prefetch_progress_of_an_abi_1_0_provider),
+		T(test_notes_asked_side_by_side_once),
+		T(test_notes_of_one_object),
+		T(test_notes_refuse_bad_requests),
 		T(test_cancel_then_find),
 		T(test_skip_cancels_that_find),
 		T(test_stop_cancels_later_finds),
