@@ -337,17 +337,16 @@ added_lines() {
 
 # Two series: perf's own fixes, then the symbol providers, from the first
 # patch that adds a file named *symprov*.  The providers' part stays small:
-# at most 1,340 lines outside Documentation/ and tests/, 300 of them in
+# at most 1,200 lines outside Documentation/ and tests/, 250 of them in
 # files perf has.  The aim is 1,000: the prefetch from perf 7's MMAP2
 # events, the debug info of stripped objects, checkpatch's --strict, the
-# sort keys' DWARF flag and --debuginfod[=URLs] went past it; moving the
-# asking out of dso__load() (binary types, perf's own lookup in the
-# prefetch, requests noted under dso->lock) cost 20 more than the lock
-# dance and the copy of perf's search order it replaced, reading the keys
-# in perf rather than in libsymprov 30 more, and opening libsymprov at run
-# time 200 more: the declarations of what perf calls (symprov-lib.h, 149
-# lines) replace the feature test, and perf reads the provider list's
-# config before it opens anything; perf c2c report asking, 8 more.
+# sort keys' DWARF flag, --debuginfod[=URLs], the asking moved out of
+# dso__load(), the keys read in perf, libsymprov opened at run time (the
+# declarations of what perf calls, symprov-lib.h) and perf c2c report
+# asking took it to 1,338; the requests noted in libsymprov (LIBSYMPROV_1.2)
+# rather than in a table of perf's, the providers loaded on the main thread
+# before the events, and perf's message window wrapping its own lines
+# brought it back to 1,196.
 check_budget() {
 	local c first="" all existing fixes
 
@@ -365,8 +364,8 @@ check_budget() {
 	echo "perf-series.sh: the fixes add $fixes lines; the symbol" \
 		"providers $all, $existing in perf's files (outside" \
 		"Documentation/ and tests/)" >&2
-	[ "$all" -le 1340 ] && [ "$existing" -le 300 ] ||
-		die "the symbol providers' series is over 1,340 lines, or 300 in perf's files"
+	[ "$all" -le 1200 ] && [ "$existing" -le 250 ] ||
+		die "the symbol providers' series is over 1,200 lines, or 250 in perf's files"
 }
 
 # The kernel's checkpatch.pl --strict, from the source package, clean on
