@@ -1232,6 +1232,55 @@ static void test_notes_of_one_object(void **state)
 			 0);
 }
 
+#define NOTE_THREADS 4
+#define NOTES_EACH 16
+
+/* A host's threads noting what they miss, under locks of their own */
+static void *note_many(void *arg)
+{
+	unsigned char id[SYMPROV_BUILD_ID_MAX];
+	int i, bad = 0;
+
+	memcpy(id, self_id, sizeof(id));
+	for (i = 0; i < NOTES_EACH; i++) {
+		struct symprov_find_opts req = req_of(SYMPROV_KIND_EXECUTABLE,
+						      id, self_len, "prog");
+
+		id[0] = (unsigned char)(*(int *)arg * NOTES_EACH + i);
+		/* 1 until asked for, then 0; never an error */
+		bad += symprov_session_note(h.s, &req) < 0;
+	}
+	return bad ? (void *)1 : NULL;
+}
+
+/* Noted from several threads while the notes are asked for: each once */
+static void test_notes_from_threads(void **state)
+{
+	struct symprov_prefetch_result res = { .size = sizeof(res) };
+	int nr[NOTE_THREADS], i, asked = 0;
+	pthread_t threads[NOTE_THREADS];
+	void *bad;
+
+	(void)state;
+	loaded(cut, NULL); /* a damaged file: every answer a miss */
+	for (i = 0; i < NOTE_THREADS; i++) {
+		nr[i] = i;
+		assert_int_equal(pthread_create(&threads[i], NULL, note_many,
+						&nr[i]),
+				 0);
+	}
+	assert_int_equal(symprov_session_ask_noted(h.s, NULL, 0, NULL, &res), 0);
+	asked += (int)res.files;
+	for (i = 0; i < NOTE_THREADS; i++) {
+		assert_int_equal(pthread_join(threads[i], &bad), 0);
+		assert_null(bad);
+	}
+	assert_int_equal(symprov_session_ask_noted(h.s, NULL, 0, NULL, &res), 0);
+	asked += (int)res.files;
+	assert_int_equal(asked, NOTE_THREADS * NOTES_EACH);
+	assert_int_equal(asked_any("a"), NOTE_THREADS * NOTES_EACH);
+}
+
 static void test_notes_refuse_bad_requests(void **state)
 {
 	(void)state;
@@ -1939,6 +1988,7 @@ int main(void)
 		T(test_notes_asked_side_by_side_once),
 		T(test_notes_of_one_object),
 		T(test_notes_refuse_bad_requests),
+		T(test_notes_from_threads),
 		T(test_cancel_then_find),
 		T(test_skip_cancels_that_find),
 		T(test_stop_cancels_later_finds),
