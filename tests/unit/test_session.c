@@ -899,15 +899,21 @@ static const struct seen_answer *answer_of(size_t idx, uint32_t kind)
 	return found;
 }
 
-static void test_prefetch_side_by_side(void **state)
+/* Prefetch options whose answers the host records, @jobs at once */
+static struct symprov_prefetch_opts recorded(uint32_t jobs)
 {
-	struct symprov_object objs[3];
-	struct symprov_prefetch_opts po = {
-		.size = sizeof(po),
-		.jobs = 2,
+	return (struct symprov_prefetch_opts){
+		.size = sizeof(struct symprov_prefetch_opts),
+		.jobs = jobs,
 		.answered = h_answered,
 		.data = &h,
 	};
+}
+
+static void test_prefetch_side_by_side(void **state)
+{
+	struct symprov_object objs[3];
+	struct symprov_prefetch_opts po = recorded(2);
 	struct symprov_prefetch_result res = { .size = sizeof(res) };
 	struct symprov_answer ans;
 	char mod[PATH_MAX];
@@ -977,12 +983,7 @@ static void test_prefetch_as_listed(void **state)
 static void test_prefetch_counts_misses(void **state)
 {
 	struct symprov_object objs[3];
-	struct symprov_prefetch_opts po = {
-		.size = sizeof(po),
-		.jobs = 2,
-		.answered = h_answered,
-		.data = &h,
-	};
+	struct symprov_prefetch_opts po = recorded(2);
 	struct symprov_prefetch_result res = { .size = sizeof(res) };
 
 	(void)state;
@@ -1001,11 +1002,7 @@ static void test_prefetch_counts_misses(void **state)
 static void test_prefetch_no_debuginfo_without_executable(void **state)
 {
 	struct symprov_object objs[3];
-	struct symprov_prefetch_opts po = {
-		.size = sizeof(po),
-		.answered = h_answered,
-		.data = &h,
-	};
+	struct symprov_prefetch_opts po = recorded(0);
 	struct symprov_prefetch_result res = { .size = sizeof(res) };
 
 	(void)state;
@@ -1129,6 +1126,13 @@ static int note(uint32_t kind, const unsigned char *id, int len,
 	return symprov_session_note(h.s, &req);
 }
 
+/* @kind of build ID @id noted, to be asked for */
+static void to_ask(uint32_t kind, const unsigned char *id, int len,
+		   const char *name)
+{
+	assert_int_equal(note(kind, id, len, name), 1);
+}
+
 /*
  * What a host noted is asked for by nobody until it asks for the notes:
  * side by side, an executable's debug file after it and once, and never
@@ -1136,30 +1140,19 @@ static int note(uint32_t kind, const unsigned char *id, int len,
  */
 static void test_notes_asked_side_by_side_once(void **state)
 {
-	struct symprov_prefetch_opts po = {
-		.size = sizeof(po),
-		.jobs = 2,
-		.answered = h_answered,
-		.data = &h,
-	};
+	struct symprov_prefetch_opts po = recorded(2);
 	struct symprov_prefetch_result res = { .size = sizeof(res) };
 	char mod[PATH_MAX];
 
 	(void)state;
 	snprintf(mod, sizeof(mod), "%s", TEST_MODULE);
 	loaded(exe, mod);
-	assert_int_equal(note(SYMPROV_KIND_KERNEL, self_id, self_len, NULL), 1);
-	assert_int_equal(note(SYMPROV_KIND_KERNEL_MODULE, module_id, module_len,
-			      "xfs.ko"),
-			 1);
-	assert_int_equal(note(SYMPROV_KIND_EXECUTABLE, self_id, self_len,
-			      "/usr/bin/prog"),
-			 1);
-	assert_int_equal(note(SYMPROV_KIND_DEBUGINFO, self_id, self_len,
-			      "/usr/bin/prog"),
-			 1);
+	to_ask(SYMPROV_KIND_KERNEL, self_id, self_len, NULL);
+	to_ask(SYMPROV_KIND_KERNEL_MODULE, module_id, module_len, "xfs.ko");
+	to_ask(SYMPROV_KIND_EXECUTABLE, self_id, self_len, "/usr/bin/prog");
+	to_ask(SYMPROV_KIND_DEBUGINFO, self_id, self_len, "/usr/bin/prog");
 	/* noted again before it is asked for: still to be asked */
-	assert_int_equal(note(SYMPROV_KIND_KERNEL, self_id, self_len, NULL), 1);
+	to_ask(SYMPROV_KIND_KERNEL, self_id, self_len, NULL);
 	assert_int_equal(asked_any("a") + asked_any("b"), 0);
 	assert_int_equal(h.nr_progress, 0);
 
@@ -1167,9 +1160,8 @@ static void test_notes_asked_side_by_side_once(void **state)
 	assert_int_equal(res.files, 4);
 	assert_int_equal(res.found, 4);
 	assert_int_equal(h.nr_answers, 4);
-	assert_int_equal(asked("a", SYMPROV_KIND_DEBUGINFO,
-			       SYMPROV_CONTENT_FULL),
-			 1);
+	assert_int_equal(
+		asked("a", SYMPROV_KIND_DEBUGINFO, SYMPROV_CONTENT_FULL), 1);
 	assert_int_equal(asked("b", SYMPROV_KIND_KERNEL_MODULE,
 			       SYMPROV_CONTENT_SYMBOLS),
 			 1);
@@ -1189,23 +1181,16 @@ static void test_notes_asked_side_by_side_once(void **state)
 /* The notes of one build ID: that object's own fetch; the rest wait */
 static void test_notes_of_one_object(void **state)
 {
-	struct symprov_prefetch_opts po = {
-		.size = sizeof(po),
-		.answered = h_answered,
-		.data = &h,
-	};
+	struct symprov_prefetch_opts po = recorded(0);
 	struct symprov_prefetch_result res = { .size = sizeof(res) };
 	char mod[PATH_MAX], what[64];
 
 	(void)state;
 	snprintf(mod, sizeof(mod), "%s", TEST_MODULE);
 	loaded(exe, mod);
-	assert_int_equal(note(SYMPROV_KIND_KERNEL_MODULE, module_id, module_len,
-			      "/lib/modules/6.12/kernel/xfs.ko"),
-			 1);
-	assert_int_equal(note(SYMPROV_KIND_DEBUGINFO, self_id, self_len,
-			      "/usr/bin/prog"),
-			 1);
+	to_ask(SYMPROV_KIND_KERNEL_MODULE, module_id, module_len,
+	       "/lib/modules/6.12/kernel/xfs.ko");
+	to_ask(SYMPROV_KIND_DEBUGINFO, self_id, self_len, "/usr/bin/prog");
 	assert_int_equal(symprov_session_ask_noted(h.s, module_id,
 						   (uint32_t)module_len, &po,
 						   &res),
@@ -1227,9 +1212,8 @@ static void test_notes_of_one_object(void **state)
 	assert_int_equal(res.files, 1);
 	assert_int_equal(h.nr_answers, 2);
 	assert_int_equal(h.answers[1].kind, SYMPROV_KIND_DEBUGINFO);
-	assert_int_equal(asked("a", SYMPROV_KIND_EXECUTABLE,
-			       SYMPROV_CONTENT_FULL),
-			 0);
+	assert_int_equal(
+		asked("a", SYMPROV_KIND_EXECUTABLE, SYMPROV_CONTENT_FULL), 0);
 }
 
 #define NOTE_THREADS 4
@@ -1243,8 +1227,8 @@ static void *note_many(void *arg)
 
 	memcpy(id, self_id, sizeof(id));
 	for (i = 0; i < NOTES_EACH; i++) {
-		struct symprov_find_opts req = req_of(SYMPROV_KIND_EXECUTABLE,
-						      id, self_len, "prog");
+		struct symprov_find_opts req =
+			req_of(SYMPROV_KIND_EXECUTABLE, id, self_len, "prog");
 
 		id[0] = (unsigned char)(*(int *)arg * NOTES_EACH + i);
 		/* 1 until asked for, then 0; never an error */
@@ -1269,7 +1253,8 @@ static void test_notes_from_threads(void **state)
 						&nr[i]),
 				 0);
 	}
-	assert_int_equal(symprov_session_ask_noted(h.s, NULL, 0, NULL, &res), 0);
+	assert_int_equal(symprov_session_ask_noted(h.s, NULL, 0, NULL, &res),
+			 0);
 	asked += (int)res.files;
 	for (i = 0; i < NOTE_THREADS; i++) {
 		assert_int_equal(pthread_join(threads[i], &bad), 0);
@@ -1305,12 +1290,7 @@ static void test_notes_refuse_bad_requests(void **state)
 static void prefetch_skipped(const struct symprov_object *objs, size_t n,
 			     struct symprov_prefetch_result *res)
 {
-	struct symprov_prefetch_opts po = {
-		.size = sizeof(po),
-		.jobs = 1,
-		.answered = h_answered,
-		.data = &h,
-	};
+	struct symprov_prefetch_opts po = recorded(1);
 
 	session_of("libtp_a.so");
 	set("test.a.status", "0");
@@ -1515,11 +1495,7 @@ static void test_prefetch_skipped_with_the_kernel(void **state)
 static void test_prefetch_skipped_at_begin(void **state)
 {
 	struct symprov_object objs[3];
-	struct symprov_prefetch_opts po = {
-		.size = sizeof(po),
-		.answered = h_answered,
-		.data = &h,
-	};
+	struct symprov_prefetch_opts po = recorded(0);
 	struct symprov_prefetch_result res = { .size = sizeof(res) };
 	struct symprov_answer ans;
 
