@@ -346,7 +346,7 @@ added_lines() {
 # asking took it to 1,338; the requests noted in libsymprov (LIBSYMPROV_1.2)
 # rather than in a table of perf's, the providers loaded on the main thread
 # before the events, and perf's message window wrapping its own lines
-# brought it back to 1,196.
+# brought it back to 1,198.
 check_budget() {
 	local c first="" all existing fixes
 
