@@ -65,15 +65,28 @@ out:
 	return ret;
 }
 
+/* An executable of @n's build ID among @notes: @n is asked for after it */
+static bool notes_have_executable(const struct symprov_note *notes, size_t nr,
+				  const struct symprov_note *n)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (notes[i].kind == SYMPROV_KIND_EXECUTABLE &&
+		    note_of(&notes[i], n->build_id, n->build_id_len))
+			return true;
+	return false;
+}
+
 /*
  * The notes not asked for, of build ID @id or all, copied into @out and
- * marked asked: an executable's debug file is asked for after it, so its
- * own note is left out when the executable's is there
+ * marked asked, but for the debug files of executables among them: those
+ * are asked for after their executable, whatever order they were noted in
  */
 static size_t notes_take(struct symprov_session *s, const unsigned char *id,
 			 uint32_t len, struct symprov_note *out)
 {
-	size_t i, j, nr = 0;
+	size_t i, nr = 0, kept = 0;
 
 	for (i = 0; i < s->nr_notes; i++) {
 		struct symprov_note *n = &s->notes[i];
@@ -81,14 +94,13 @@ static size_t notes_take(struct symprov_session *s, const unsigned char *id,
 		if (n->asked || (id && !note_of(n, id, len)))
 			continue;
 		n->asked = true;
-		for (j = 0; n->kind == SYMPROV_KIND_DEBUGINFO && j < nr; j++)
-			if (out[j].kind == SYMPROV_KIND_EXECUTABLE &&
-			    note_of(&out[j], n->build_id, n->build_id_len))
-				break;
-		if (n->kind != SYMPROV_KIND_DEBUGINFO || j == nr)
-			out[nr++] = *n;
+		out[nr++] = *n;
 	}
-	return nr;
+	for (i = 0; i < nr; i++)
+		if (out[i].kind != SYMPROV_KIND_DEBUGINFO ||
+		    !notes_have_executable(out, nr, &out[i]))
+			out[kept++] = out[i];
+	return kept;
 }
 
 int symprov_session_ask_noted(struct symprov_session *s,

@@ -1133,6 +1133,17 @@ static void to_ask(uint32_t kind, const unsigned char *id, int len,
 	assert_int_equal(note(kind, id, len, name), 1);
 }
 
+/* The notes of build ID @id asked for, recorded */
+static void ask_noted_of(const unsigned char *id, int len,
+			 struct symprov_prefetch_result *res)
+{
+	struct symprov_prefetch_opts po = recorded(0);
+
+	assert_int_equal(symprov_session_ask_noted(h.s, id, (uint32_t)len, &po,
+						   res),
+			 0);
+}
+
 /*
  * What a host noted is asked for by nobody until it asks for the notes:
  * side by side, an executable's debug file after it and once, and never
@@ -1191,10 +1202,7 @@ static void test_notes_of_one_object(void **state)
 	to_ask(SYMPROV_KIND_KERNEL_MODULE, module_id, module_len,
 	       "/lib/modules/6.12/kernel/xfs.ko");
 	to_ask(SYMPROV_KIND_DEBUGINFO, self_id, self_len, "/usr/bin/prog");
-	assert_int_equal(symprov_session_ask_noted(h.s, module_id,
-						   (uint32_t)module_len, &po,
-						   &res),
-			 0);
+	ask_noted_of(module_id, module_len, &res);
 	assert_int_equal(res.files, 1);
 	assert_int_equal(res.found, 1);
 	assert_int_equal(h.nr_answers, 1);
@@ -1264,6 +1272,23 @@ static void test_notes_from_threads(void **state)
 	asked += (int)res.files;
 	assert_int_equal(asked, NOTE_THREADS * NOTES_EACH);
 	assert_int_equal(asked_any("a"), NOTE_THREADS * NOTES_EACH);
+}
+
+/* A debug file noted before its executable is still asked for after it */
+static void test_notes_debug_file_noted_first(void **state)
+{
+	struct symprov_prefetch_result res = { .size = sizeof(res) };
+
+	(void)state;
+	loaded(exe, NULL);
+	to_ask(SYMPROV_KIND_DEBUGINFO, self_id, self_len, "/usr/bin/prog");
+	to_ask(SYMPROV_KIND_EXECUTABLE, self_id, self_len, "/usr/bin/prog");
+	ask_noted_of(self_id, self_len, &res);
+	assert_int_equal(res.files, 2);
+	assert_int_equal(h.nr_answers, 2);
+	assert_int_equal(h.answers[0].kind, SYMPROV_KIND_EXECUTABLE);
+	assert_int_equal(h.answers[1].kind, SYMPROV_KIND_DEBUGINFO);
+	assert_int_equal(asked_any("a"), 2);
 }
 
 static void test_notes_refuse_bad_requests(void **state)
@@ -1963,6 +1988,7 @@ int main(void)
 		T(test_prefetch_progress_of_an_abi_1_0_provider),
 		T(test_notes_asked_side_by_side_once),
 		T(test_notes_of_one_object),
+		T(test_notes_debug_file_noted_first),
 		T(test_notes_refuse_bad_requests),
 		T(test_notes_from_threads),
 		T(test_cancel_then_find),
