@@ -283,10 +283,11 @@ LIBSYMPROV_API int symprov_session_content_of(struct symprov_session *s,
 /*
  * Ask for the files of @objs side by side, shown as one fetch ("3 of 10
  * objects"; one object as the fetch of its file): a kernel's, a module,
- * an executable and then its debug file.  The answers are remembered: a later symprov_session_find() of
- * one gets it at once.  When the user skips it, later finds of objects
- * other than kernels are cancelled for the session.  Returns 0, or a
- * negative errno; @res (may be NULL) says what it did.
+ * an executable and then its debug file.  The answers are remembered: a
+ * later symprov_session_find() of one gets it at once.  When the user
+ * skips a fetch of several, later finds of objects other than kernels
+ * are cancelled for the session (of one, that object's alone).  Returns
+ * 0, or a negative errno; @res (may be NULL) says what it did.
  */
 LIBSYMPROV_API int
 symprov_session_prefetch(struct symprov_session *s,
@@ -372,8 +373,9 @@ LIBSYMPROV_API int symprov_session_note(struct symprov_session *s,
  * Ask for what was noted and not asked for yet, as
  * symprov_session_prefetch() asks for objects: all of it, or with
  * @build_id that of one object (its own fetch).  An executable's debug
- * file, noted with it, is asked for once the executable was found.
- * Returns as symprov_session_prefetch().
+ * file, noted with it, is asked for once the executable was found (with
+ * SYMPROV_PREFETCH_AS_LISTED, each note for itself).  Returns as
+ * symprov_session_prefetch(); options it refuses take no note.
  */
 LIBSYMPROV_API int
 symprov_session_ask_noted(struct symprov_session *s,

@@ -80,11 +80,12 @@ static bool notes_have_executable(const struct symprov_note *notes, size_t nr,
 
 /*
  * The notes not asked for, of build ID @id or all, copied into @out and
- * marked asked, but for the debug files of executables among them: those
- * are asked for after their executable, whatever order they were noted in
+ * marked asked, but for the debug files of executables among them unless
+ * @as_listed: those are asked for after their executable, whatever order
+ * they were noted in
  */
 static size_t notes_take(struct symprov_session *s, const unsigned char *id,
-			 uint32_t len, struct symprov_note *out)
+			 uint32_t len, bool as_listed, struct symprov_note *out)
 {
 	size_t i, nr = 0, kept = 0;
 
@@ -97,7 +98,7 @@ static size_t notes_take(struct symprov_session *s, const unsigned char *id,
 		out[nr++] = *n;
 	}
 	for (i = 0; i < nr; i++)
-		if (out[i].kind != SYMPROV_KIND_DEBUGINFO ||
+		if (as_listed || out[i].kind != SYMPROV_KIND_DEBUGINFO ||
 		    !notes_have_executable(out, nr, &out[i]))
 			out[kept++] = out[i];
 	return kept;
@@ -110,19 +111,26 @@ int symprov_session_ask_noted(struct symprov_session *s,
 			      struct symprov_prefetch_result *res)
 {
 	struct symprov_object *objs = NULL;
-	struct symprov_note *notes;
+	struct symprov_note *notes = NULL;
 	size_t i, nr = 0;
-	int err = -ENOMEM;
+	bool as_listed;
+	int err;
 
 	if (!s || (build_id && !build_id_len))
 		return -EINVAL;
+	/* options the prefetch refuses: no note is taken, none lost */
+	err = symprov_session_prefetch(s, NULL, 0, opts, res);
+	if (err)
+		return err;
+	as_listed = opts && (opts->flags & SYMPROV_PREFETCH_AS_LISTED);
 	pthread_mutex_lock(&s->notes_lock);
 	/* names stay the session's, build IDs are copied: notes may grow */
 	notes = calloc(s->nr_notes ? s->nr_notes : 1, sizeof(*notes));
-	if (notes)
-		nr = notes_take(s, build_id, build_id_len, notes);
+	objs = calloc(s->nr_notes ? s->nr_notes : 1, sizeof(*objs));
+	if (notes && objs)
+		nr = notes_take(s, build_id, build_id_len, as_listed, notes);
 	pthread_mutex_unlock(&s->notes_lock);
-	objs = calloc(nr ? nr : 1, sizeof(*objs));
+	err = -ENOMEM;
 	if (!notes || !objs)
 		goto out;
 	for (i = 0; i < nr; i++)

@@ -1291,6 +1291,43 @@ static void test_notes_debug_file_noted_first(void **state)
 	assert_int_equal(asked_any("a"), 2);
 }
 
+/* As listed: the debug file noted with its executable asked for itself */
+static void test_notes_as_listed(void **state)
+{
+	struct symprov_prefetch_opts po = recorded(0);
+	struct symprov_prefetch_result res = { .size = sizeof(res) };
+
+	(void)state;
+	loaded(exe, NULL);
+	to_ask(SYMPROV_KIND_EXECUTABLE, self_id, self_len, "/usr/bin/prog");
+	to_ask(SYMPROV_KIND_DEBUGINFO, self_id, self_len, "/usr/bin/prog");
+	po.flags = SYMPROV_PREFETCH_AS_LISTED;
+	assert_int_equal(symprov_session_ask_noted(h.s, NULL, 0, &po, &res), 0);
+	assert_int_equal(res.files, 2);
+	assert_int_equal(asked("a", SYMPROV_KIND_DEBUGINFO,
+			       SYMPROV_CONTENT_FULL),
+			 1);
+}
+
+/* Options the prefetch refuses: nothing asked, the notes still to ask */
+static void test_notes_kept_when_refused(void **state)
+{
+	struct symprov_prefetch_result res = { .size = sizeof(res) };
+	struct symprov_prefetch_opts po = recorded(0);
+
+	(void)state;
+	loaded(exe, NULL);
+	to_ask(SYMPROV_KIND_KERNEL, self_id, self_len, NULL);
+	res.size = 4; /* shorter than any result the library knows */
+	assert_int_equal(symprov_session_ask_noted(h.s, NULL, 0, &po, &res),
+			 -EINVAL);
+	assert_int_equal(asked_any("a"), 0);
+	to_ask(SYMPROV_KIND_KERNEL, self_id, self_len, NULL);
+	res.size = sizeof(res);
+	assert_int_equal(symprov_session_ask_noted(h.s, NULL, 0, &po, &res), 0);
+	assert_int_equal(res.files, 1);
+}
+
 static void test_notes_refuse_bad_requests(void **state)
 {
 	(void)state;
@@ -1989,6 +2026,8 @@ int main(void)
 		T(test_notes_asked_side_by_side_once),
 		T(test_notes_of_one_object),
 		T(test_notes_debug_file_noted_first),
+		T(test_notes_as_listed),
+		T(test_notes_kept_when_refused),
 		T(test_notes_refuse_bad_requests),
 		T(test_notes_from_threads),
 		T(test_cancel_then_find),
