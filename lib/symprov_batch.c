@@ -94,6 +94,29 @@ static int batch_request(struct symprov_batch *b,
 			       session_content(b->s, kind, in.flags));
 }
 
+/* @ans counted in the result: a file asked for, and its size if found */
+static void batch_tally(struct symprov_batch *b, const struct symprov_answer *ans)
+{
+	struct stat st;
+
+	b->res.files++;
+	if (ans->status == SYMPROV_FOUND) {
+		b->res.found++;
+		if (!stat(ans->path, &st))
+			b->res.bytes += (uint64_t)st.st_size;
+	}
+}
+
+/*
+ * After @kind of an object was found: whether its debug file is asked for
+ * next (the debug info alone is no runtime file: only then)
+ */
+static bool batch_debug_next(const struct symprov_batch *b, uint32_t kind)
+{
+	return kind == SYMPROV_KIND_EXECUTABLE &&
+	       !(b->opts->flags & SYMPROV_PREFETCH_AS_LISTED);
+}
+
 /* Ask for @kind of @obj in @job's thread; true when found */
 static bool batch_ask(struct symprov_job *job, const struct symprov_object *obj,
 		      uint32_t kind)
@@ -103,7 +126,6 @@ static bool batch_ask(struct symprov_job *job, const struct symprov_object *obj,
 	struct symprov_find_opts fo;
 	struct symprov_request req;
 	struct symprov_answer ans;
-	struct stat st;
 
 	if (batch_request(b, obj, kind, &fo, &req))
 		return false;
@@ -115,14 +137,9 @@ static bool batch_ask(struct symprov_job *job, const struct symprov_object *obj,
 
 	pthread_mutex_lock(&b->lock);
 	job->req = NULL;
-	b->res.files++;
-	if (ans.status == SYMPROV_FOUND) {
-		b->res.found++;
-		if (!stat(ans.path, &st))
-			b->res.bytes += (uint64_t)st.st_size;
-	} else {
+	batch_tally(b, &ans);
+	if (ans.status != SYMPROV_FOUND)
 		ans.content = req.content;
-	}
 	ans.action = ans.status == SYMPROV_CANCELLED ?
 			     session_cancel_action(s, b->res.action) :
 			     SYMPROV_PROGRESS_CONTINUE;
@@ -151,10 +168,8 @@ static void *batch_worker(void *arg)
 		if (!obj || session_cancelled(b->s) ||
 		    symprov_loader_stopped(b->s->loader))
 			break;
-		/* the debug info alone is no runtime file: only then */
 		if (batch_ask(job, obj, obj->kind) &&
-		    obj->kind == SYMPROV_KIND_EXECUTABLE &&
-		    !(b->opts->flags & SYMPROV_PREFETCH_AS_LISTED))
+		    batch_debug_next(b, obj->kind))
 			batch_ask(job, obj, SYMPROV_KIND_DEBUGINFO);
 	}
 	return NULL;
@@ -186,19 +201,13 @@ static bool batch_one_ask(struct symprov_batch *b, uint32_t kind)
 	struct symprov_find_opts fo;
 	struct symprov_request req;
 	struct symprov_answer ans;
-	struct stat st;
 	bool found;
 
 	if (batch_request(b, b->objs, kind, &fo, &req))
 		return false;
 	session_ask(b->s, &fo, &req, &ans);
 	found = ans.status == SYMPROV_FOUND;
-	b->res.files++;
-	if (found) {
-		b->res.found++;
-		if (!stat(ans.path, &st))
-			b->res.bytes += (uint64_t)st.st_size;
-	}
+	batch_tally(b, &ans);
 	b->res.action = ans.action;
 	if (b->opts->answered)
 		b->opts->answered(b->opts->data, 0, &fo, &ans);
@@ -210,8 +219,7 @@ static bool batch_one_ask(struct symprov_batch *b, uint32_t kind)
 static void batch_one(struct symprov_batch *b)
 {
 	if (batch_one_ask(b, b->objs->kind) &&
-	    b->objs->kind == SYMPROV_KIND_EXECUTABLE &&
-	    !(b->opts->flags & SYMPROV_PREFETCH_AS_LISTED))
+	    batch_debug_next(b, b->objs->kind))
 		batch_one_ask(b, SYMPROV_KIND_DEBUGINFO);
 }
 
