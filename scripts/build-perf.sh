@@ -4,7 +4,7 @@
 # linux-source-7.3 with perf-glue.patch, or with PERF_VERSION=6.12 that of
 # linux-source-6.12 with perf-glue-6.12.patch (scripts/perf-source.sh).
 #
-#   scripts/build-perf.sh [-o OUTDIR] [-f] [-a PATCH|none]... [MAKEVAR=value...]
+#   scripts/build-perf.sh [-o OUTDIR] [-f] [-n] [-a PATCH|none]... [MAKEVAR=value...]
 #   scripts/build-perf.sh -p    print the Debian packages it needs, and exit
 #
 # -a applies PATCH (repeat it: in order) instead of the combined patch, e.g.
@@ -17,7 +17,8 @@
 # -f builds anyway.  MAKEVARs go to perf's make, e.g. NO_LIBDW=1.  perf is
 # built without libsymprov, which it opens at run time when providers are
 # configured: it finds this tree's (build/lib, which `make` makes) through
-# an rpath, unless a MAKEVAR says NO_LIBSYMPROV=1.
+# an rpath; with -n it has none, as a perf where libsymprov is not
+# installed.
 # Missing Debian packages are installed when run as root.
 # LINUX_SOURCE_TARBALL overrides the Debian tarball.
 set -euo pipefail
@@ -29,6 +30,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 patchfiles=()
 outdir=$default_outdir
 force=
+rpath=1
 
 # Without these perf does not build at all.  linux-source-7.3 is fetched
 # with apt, checked with the archive keyring.
@@ -49,10 +51,11 @@ die() {
 	exit 1
 }
 
-while getopts "o:fa:p" opt; do
+while getopts "o:fna:p" opt; do
 	case $opt in
 	o) outdir=$(mkdir -p "$OPTARG" && cd "$OPTARG" && pwd) ;;
 	f) force=1 ;;
+	n) rpath= ;;
 	a) if [ "$OPTARG" = none ]; then
 		patchfiles+=(/dev/null)
 	else
@@ -63,7 +66,7 @@ while getopts "o:fa:p" opt; do
 			"${wanted[@]}" | sort -u
 		exit 0
 		;;
-	*) die "usage: build-perf.sh [-o OUTDIR] [-f] [-a PATCH|none]... [-p] [MAKEVAR=value...]" ;;
+	*) die "usage: build-perf.sh [-o OUTDIR] [-f] [-n] [-a PATCH|none]... [-p] [MAKEVAR=value...]" ;;
 	esac
 done
 [ ${#patchfiles[@]} -gt 0 ] || patchfiles=("$combined")
@@ -78,14 +81,11 @@ srcdir=$outdir-src
 objdir=$outdir-obj
 # prefix=/usr: the system config is /etc/perfconfig, as in a distro's perf.
 makevars=(NO_LIBPYTHON=1 NO_JEVENTS=1 prefix=/usr "${perf_makevars[@]}")
-case " $* " in
-*" NO_LIBSYMPROV="*) ;;
-*)
+if [ -n "$rpath" ]; then
 	[ -e "$top/build/lib/libsymprov.so.1" ] ||
 		die "no build/lib/libsymprov.so.1: run 'make' first"
 	export LDFLAGS="-Wl,-rpath,$top/build/lib"
-	;;
-esac
+fi
 makevars+=("$@")
 
 missing_packages() {

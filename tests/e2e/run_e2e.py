@@ -284,12 +284,11 @@ class Runner:
                 why.append("no %s (make %s, or SYMPROV_TP_DIR=...)" % (
                     tp, os.path.relpath(tp, REPO)))
             try:
-                res = run([self.perf, "version", "--build-options"], 30,
+                # the series' perf has its perf test; stock perf has not
+                res = run([self.perf, "test", "list"], 30,
                           env=clean_env(self.fresh_home("preflight")),
                           check=False)
-                opts = [x for x in res.stdout.splitlines()
-                        if x.strip().startswith("libsymprov:")]
-                if not opts or not re.search(r"\[\s*on\s*\]", opts[0]):
+                if "Symbol providers" not in res.stdout + res.stderr:
                     why.append("%s has no symbol provider support (make "
                                "perf; --oracle-only for a stock perf)"
                                % self.perf)

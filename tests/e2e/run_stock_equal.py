@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-"""A perf built from the series without libsymprov (NO_LIBSYMPROV=1)
+"""A perf built from the series where libsymprov.so.1 is not installed
 behaves as stock perf: on a profile of this machine recorded by stock
-perf, `perf report --stdio` of both is the same, byte for byte, with and
-without a provider list set, and neither loads libsymprov.
+perf, `perf report --stdio` of both is the same, byte for byte, without
+a provider list, where perf does not even look for libsymprov; with
+PERF_SYMBOL_PROVIDERS set the report is the same, and one line more on
+stderr names libsymprov.so.1 and why perf goes on without providers.
 
     run_stock_equal.py --stock PERF --perf PERF [--workdir DIR]
 
@@ -12,6 +14,7 @@ failed"; exit 0 when all passed.
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -59,15 +62,35 @@ def main():
         for perf in (args.stock, args.perf):
             res = subprocess.run([perf, 'report', '--stdio', '--sort',
                                   'dso,sym', '-i', data],
-                                 env=dict(env, **extra), text=True,
-                                 capture_output=True, timeout=600)
-            out[perf] = (res.returncode, res.stdout, res.stderr)
+                                 env=dict(env, LD_DEBUG='libs', **extra),
+                                 text=True, capture_output=True,
+                                 timeout=600)
+            # the dynamic loader's lines apart: whether libsymprov was
+            # looked for
+            err = res.stderr.splitlines(keepends=True)
+            ld = ''.join(x for x in err if re.match(r'\s*\d+:', x))
+            err = ''.join(x for x in err if not re.match(r'\s*\d+:', x))
+            out[perf] = (res.returncode, res.stdout, err, ld)
         a, b = out[args.stock], out[args.perf]
-        check(a[0] == 0 and '[k]' in a[1] and a == b,
-              '%s: the report equals stock perf\'s (%d lines)' % (
-                  name, a[1].count('\n')),
-              'stock:\n%s\n%s\nno libsymprov:\n%s\n%s' % (
-                  a[1][-1500:], a[2], b[1][-1500:], b[2]))
+        detail = 'stock:\n%s\n%s\nseries, no libsymprov:\n%s\n%s' % (
+            a[1][-1500:], a[2], b[1][-1500:], b[2])
+        looked = 'libsymprov.so.1' in b[3]
+        if not extra:
+            check(a[0] == 0 and '[k]' in a[1] and a[:3] == b[:3],
+                  '%s: the report equals stock perf\'s (%d lines)' % (
+                      name, a[1].count('\n')), detail)
+            check(not looked, '%s: libsymprov.so.1 not looked for' % name,
+                  b[3][-2000:])
+            continue
+        extra_err = b[2].replace(a[2], '', 1) if a[2] in b[2] else b[2]
+        check(a[0] == 0 and a[:2] == b[:2] and
+              extra_err.count('\n') == 1 and
+              'libsymprov.so.1' in extra_err and
+              'cannot open shared object file' in extra_err,
+              '%s: the report equals stock perf\'s, one line says '
+              'libsymprov.so.1 is missing: %s' % (name, extra_err.strip()),
+              detail)
+        check(looked, '%s: libsymprov.so.1 looked for' % name, b[3][-2000:])
     res = subprocess.run(['readelf', '-d', args.perf], text=True,
                          capture_output=True, timeout=60)
     check(res.returncode == 0 and 'libsymprov' not in res.stdout,
