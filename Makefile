@@ -215,7 +215,8 @@ check-perf-6.12: all perf perf-6.12 $(TP_DIR)/libtp_perfsym.so
 	@$(PYTHON) tests/e2e/run_e2e.py --record-perf build/perf-6.12/perf
 
 # perf without the patch's optional parts still builds: without libdw and
-# libdebuginfod, without libelf.  The providers are always built in: a
+# libdebuginfod, without libelf (no providers asked: it reads no ELF
+# file, and says so).  The providers are always built in: a
 # perf that finds no libsymprov.so.1 (no rpath here) reports as stock perf
 # 7.3 does, and with providers configured says in one line that it goes on
 # without them (tests/e2e/run_stock_equal.py).
