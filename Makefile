@@ -226,8 +226,10 @@ check-perf-6.12: all perf perf-6.12 $(TP_DIR)/libtp_perfsym.so
 check-perf-variants: all
 	bash scripts/build-perf.sh -o build/perf-nodwarf NO_DWARF=1 \
 		NO_LIBDEBUGINFOD=1
+	build/perf-nodwarf/perf test list 2>&1 | grep -q 'Symbol providers'
 	bash scripts/build-perf.sh -o build/perf-nolibelf NO_LIBELF=1 \
 		NO_DWARF=1 NO_LIBDEBUGINFOD=1
+	! build/perf-nolibelf/perf test list 2>&1 | grep -q 'Symbol providers'
 	bash scripts/build-perf.sh -n -o build/perf-nolibsymprov
 	! readelf -d build/perf-nolibsymprov/perf | grep -q 'libsymprov\|build/lib'
 	bash scripts/build-perf.sh -o build/perf-stock -a none

@@ -293,7 +293,7 @@ class Runner:
                                "perf; --oracle-only for a stock perf)"
                                % self.perf)
             except (E2EError, OSError) as e:
-                why.append("%s version: %s" % (self.perf, e))
+                why.append("%s test list: %s" % (self.perf, e))
         if why:
             return why
         # perf permission: a system-wide recording of nothing
