@@ -27,6 +27,26 @@ sys.path.insert(0, HERE)
 
 from e2elib import clean_env  # noqa: E402
 
+# A line of the dynamic loader's LD_DEBUG log: "   PID:\t..."
+LOADER_LINE = re.compile(r'\s*\d+:')
+
+
+def split_loader_log(stderr):
+    """perf's own stderr, and the dynamic loader's log apart"""
+    own, loader = [], []
+    for line in stderr.splitlines(keepends=True):
+        (loader if LOADER_LINE.match(line) else own).append(line)
+    return ''.join(own), ''.join(loader)
+
+
+def rpath_to_libsymprov(readelf_d):
+    """The RPATH/RUNPATH directories of readelf -d that hold a
+    libsymprov.so.1: a perf built so would find it"""
+    dirs = re.findall(r'\((?:RPATH|RUNPATH)\)\s+Library r(?:un)?path: '
+                      r'\[([^]]*)\]', readelf_d)
+    return [d for x in dirs for d in x.split(':')
+            if os.path.exists(os.path.join(d, 'libsymprov.so.1'))]
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -78,11 +98,8 @@ def main():
                                  env=dict(env, LD_DEBUG='libs', **extra),
                                  text=True, capture_output=True,
                                  timeout=600)
-            # the dynamic loader's lines apart: whether libsymprov was
-            # looked for
-            err = res.stderr.splitlines(keepends=True)
-            ld = ''.join(x for x in err if re.match(r'\s*\d+:', x))
-            err = ''.join(x for x in err if not re.match(r'\s*\d+:', x))
+            # the loader's log tells whether libsymprov was looked for
+            err, ld = split_loader_log(res.stderr)
             out[perf] = (res.returncode, res.stdout, err, ld)
         a, b = out[args.stock], out[args.perf]
         detail = 'stock:\n%s\n%s\nseries, no libsymprov:\n%s\n%s' % (
@@ -96,10 +113,10 @@ def main():
                   b[3][-2000:])
             continue
         # stock perf's lines, and one more
-        more = collections.Counter(b[2].splitlines(keepends=True))
-        fewer = collections.Counter(a[2].splitlines(keepends=True))
-        extra_err = ''.join((more - fewer).elements())
-        check(a[0] == 0 and a[:2] == b[:2] and not fewer - more and
+        series = collections.Counter(b[2].splitlines(keepends=True))
+        stock = collections.Counter(a[2].splitlines(keepends=True))
+        extra_err = ''.join((series - stock).elements())
+        check(a[0] == 0 and a[:2] == b[:2] and not stock - series and
               extra_err.count('\n') == 1 and
               'libsymprov.so.1' in extra_err and
               'cannot open shared object file' in extra_err,
@@ -111,6 +128,9 @@ def main():
                          capture_output=True, timeout=60)
     check(res.returncode == 0 and 'libsymprov' not in res.stdout,
           'perf without libsymprov does not link it')
+    found = rpath_to_libsymprov(res.stdout)
+    check(res.returncode == 0 and not found,
+          'its rpath leads to no libsymprov.so.1', 'found in %s' % found)
     print('%d passed, %d failed' % (passed, failed))
     return 1 if failed else 0
 
