@@ -10,7 +10,7 @@ SCDOC ?= scdoc
 
 MAN_PAGES := $(B)/man/symprov.1 $(B)/man/symprov-provider.7 $(B)/man/libsymprov.3
 INSTALLED_PROVIDERS := libdebuginfodprov.so libbuildiddirprov.so
-DOCS := README.md LICENSE docs/PERF.md docs/RELIABILITY.md docs/WRITING-A-PROVIDER.md
+DOCS := README.md NEWS LICENSE docs/PERF.md docs/RELIABILITY.md docs/WRITING-A-PROVIDER.md
 LICENSE_FILES := $(wildcard LICENSES/*)
 
 $(B)/man/%: man/%.scd

@@ -54,7 +54,9 @@
  * and at any time between init() and the return of fini().
  *
  * A provider must not call exit(), install signal handlers, change the
- * process' environment or write to stdout: it runs inside the host.  When
+ * process' environment or write to stdout: it runs inside the host (the
+ * debuginfod provider overwrites DEBUGINFOD_URLS while a server is down,
+ * libdebuginfod's only list of servers: symprov-provider(7)).  When
  * the host runs with elevated privileges (SYMPROV_HOST_SECURE), the
  * environment belongs to the user: take no setting, path or URL from it.
  *

@@ -154,18 +154,26 @@ $(B)/tests/concurrent_find: $(call obj,tests/integration/concurrent_find.c $(LOA
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -ldl -lelf -lpthread
 
+# A host whose libdw makes debuginfod lookups of its own, after a find.
+$(B)/tests/dwfl_after_find: $(call obj,tests/integration/dwfl_after_find.c) \
+	| $(LIBSYMPROV)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) $(TREE_RPATH) -o $@ $(filter %.o,$^) \
+		$(LINK_LIBSYMPROV) -ldw
+
 # The check of fetched files on files named on its command line.
 $(B)/tests/verify_elf: $(call obj,tests/fuzz/verify_elf.c lib/symprov_verify.c lib/symprov_buildid.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lelf -lpthread
 
 TEST_DEPS := all $(TP_LIBS) $(UNIT_BINS) $(SESSION_TEST) $(COPY_TEST) \
-	$(B)/tests/concurrent_find \
+	$(B)/tests/concurrent_find $(B)/tests/dwfl_after_find \
 	$(B)/tests/verify_elf
 
 check-unit: $(TEST_DEPS)
 	@$(PYTHON) tests/run_unit.py $(B) $(UNIT_TESTS)
 	@$(PYTHON) tests/e2e/test_compare_reports.py
+	@$(PYTHON) tests/e2e/test_checks.py
 
 # Each suite (tests/integration/test_NAME.py) is a target of its own, none
 # waiting for another: `make -j2 test` runs two at once.  TESTS= runs some
@@ -293,9 +301,9 @@ check-all: test check-foreign-root check-privilege lint check-abi check-valgrind
 
 # libFuzzer targets (clang).  check-fuzz replays the regression corpus in
 # the tree (tests/fuzz/corpus/NAME/: every input that ever failed), then
-# makes a repeatable run: a fixed seed, FUZZ_CHECK_RUNS runs at most
-# FUZZ_CHECK_SECONDS each.  `make fuzz` explores: fresh seeds, FUZZ_SECONDS
-# each.  A failing input stays in build/fuzz/artifacts/ and is printed in
+# makes a repeatable run: a fixed seed, FUZZ_CHECK_RUNS runs each, on any
+# machine (no clock: FUZZ_CHECK_SECONDS only bounds a hang, times ten).
+# `make fuzz` explores: fresh seeds, FUZZ_SECONDS each.  A failing input stays in build/fuzz/artifacts/ and is printed in
 # the log (tests/run_fuzz.py).
 FUZZ_CC ?= clang
 FUZZ_TARGETS := fuzz_list fuzz_buildid fuzz_symbols fuzz_perfdata

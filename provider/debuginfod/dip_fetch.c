@@ -11,6 +11,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 #include "dip_host.h"
 #include "dip_miss.h"
 #include "dip_pool.h"
+#include "dip_servers.h"
 #include "symprov_verify.h"
 #include "symprov_buildid.h"
 
@@ -71,6 +73,9 @@ struct dip_query {
 	/* CLOCK_MONOTONIC second past which it is cancelled, or 0 */
 	time_t deadline;
 	bool whole; /* cancelled by us: a section query turned into a file's */
+	/* cancelled by us: a server it asks is down, the others are asked */
+	bool regroup;
+	unsigned long epoch; /* of the servers down, dip_servers_begin()'s */
 	bool transient; /* a miss that is a server's failure */
 	long long length; /* the body's Content-Length, or -1 */
 #if DIP_DOUBLE_CLOSE
@@ -175,21 +180,45 @@ static int dip_progressfn(debuginfod_client *client, long done, long total)
 			dip_miss_log_says_body_came(q->vfd, &q->vfd_body);
 	if (!q->body_came)
 		done = total = 0;
+	/*
+	 * A server down, found in this query's log (libdebuginfod retries
+	 * it) or by another query: asked again without it, unless a body
+	 * is coming.
+	 */
+	if (!q->body_came && q->vfd >= 0 &&
+	    (dip_servers_note_log(q->host, q->vfd) ||
+	     dip_servers_down_since(q->epoch))) {
+		q->regroup = true;
+		return 1;
+	}
 	if (dip_host_says_stop(q->host, q->req, done > 0 ? (uint64_t)done : 0,
 			       total > 0 ? (uint64_t)total : 0))
 		q->cancelled = true;
 	return q->cancelled;
 }
 
-/* The body's size, as the debuginfod server announced it, or -1. */
+/*
+ * The body's size, as the debuginfod server announced it, or -1: also
+ * for a value that is not a number of bytes (the Content-Length checks
+ * the body then).
+ */
 static long long dip_announced_size(debuginfod_client *client)
 {
 	const char *h = debuginfod_get_headers(client);
 	static const char name[] = "x-debuginfod-size:";
+	long long size;
+	char *end;
 
 	for (; h && *h; h = strchr(h, '\n') ? strchr(h, '\n') + 1 : "") {
-		if (!strncasecmp(h, name, sizeof(name) - 1))
-			return strtoll(h + sizeof(name) - 1, NULL, 10);
+		if (strncasecmp(h, name, sizeof(name) - 1))
+			continue;
+		h += sizeof(name) - 1;
+		h += strspn(h, " \t");
+		errno = 0;
+		size = strtoll(h, &end, 10);
+		if (end == h || errno || size < 0 || !strchr("\r\n", *end))
+			return -1;
+		return size;
 	}
 	return -1;
 }
@@ -298,6 +327,7 @@ static void dip_query_end(struct dip_query *q, debuginfod_client *client,
 	}
 	if (q->vfd >= 0) {
 		debuginfod_set_verbose_fd(client, -1);
+		dip_servers_note_log(q->host, q->vfd);
 		dip_miss_log_retries(q->vfd, &q->retries);
 		if (q->verbose)
 			dip_miss_log_copy(q->vfd, STDERR_FILENO);
@@ -339,6 +369,13 @@ static int dip_query_outcome(const struct dip_query *q, int fd)
 		dip_log(host, SYMPROV_LOG_DEBUG,
 			"%s %s: the server serves no sections", hex, what);
 		return -EOPNOTSUPP;
+	}
+	if (q->regroup) {
+		dip_forget_cancelled(hex, what);
+		dip_log(host, SYMPROV_LOG_DEBUG,
+			"%s %s: a server is down: asking the others", hex,
+			what);
+		return -EAGAIN;
 	}
 	if (q->limit && !q->cancelled) {
 		dip_forget_cancelled(hex, what);
@@ -552,6 +589,57 @@ out:
 }
 
 /*
+ * Every server is down: what the client cache holds of @q's target,
+ * checked, as libdebuginfod would answer without asking (it answers
+ * nothing with no server to ask); else @down, how they failed, at once.
+ */
+static int dip_fetch_cached(const struct dip_query *q,
+			    const struct symprov_request *req, char **path,
+			    int *fdp, int down)
+{
+	char file[PATH_MAX];
+	int fd, err;
+
+	dip_log(q->host, SYMPROV_LOG_DEBUG, "%s %s: every server is down",
+		q->hex, q->target->what);
+	if (dip_cache_entry(q->hex, q->target->what) != DIP_ENTRY_FILE ||
+	    dip_cache_path(q->hex, q->target->what, file, sizeof(file)))
+		return down;
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return down;
+	err = dip_check_file(q, req, fd, file);
+	if (!err) {
+		*path = strdup(file);
+		err = *path ? 0 : -ENOMEM;
+	}
+	if (!err && fdp) {
+		*fdp = fd;
+		fd = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/* @err is no answer of a server's, but a failure a server down explains */
+static bool dip_fetch_may_regroup(int err)
+{
+	switch (err) {
+	case 0:
+	case -ENOENT:
+	case -ECANCELED:
+	case -EBADMSG:
+	case -EFBIG:
+	case -EOPNOTSUPP:
+	case -ENOMEM:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/*
  * dip_fetch_target() of @hex, req's build ID, once no other process does.
  *
  * When a transfer that had begun fails, libdebuginfod (0.188 to 0.196)
@@ -563,6 +651,8 @@ out:
  * DEBUGINFOD_RETRY_LIMIT + 1 attempts in all, each under
  * DEBUGINFOD_TIMEOUT as ever, and the whole fetch within
  * DEBUGINFOD_MAXTIME (libdebuginfod gives each attempt that time anew).
+ * A query that found a server down is asked again of the others, as a
+ * new one: the down server's wait was its only attempt.
  */
 static int dip_fetch_alone(struct dip_client_pool *pool,
 			   const struct symprov_host *host,
@@ -583,17 +673,25 @@ static int dip_fetch_alone(struct dip_client_pool *pool,
 				       .target = t,
 				       .hex = hex,
 				       .vfd = -1,
-				       .length = -1 };
+				       .length = -1,
+				       .size = -1 };
 		const struct dip_retries *r = &q.retries;
+		bool late;
 
+		err = dip_servers_begin(host, &q.epoch);
+		if (err)
+			return dip_fetch_cached(&q, req, path, fdp, err);
 		/* libdebuginfod's maxtime is each attempt's, not the fetch's */
 		if (maxtime > 0)
 			q.deadline = start + maxtime;
 		err = dip_fetch_query(pool, req, &q, path, fdp);
+		late = maxtime > 0 && dip_now() > start + maxtime;
+		if (dip_fetch_may_regroup(err) &&
+		    dip_servers_down_since(q.epoch) && !late)
+			continue;
 		/* the real attempts: a dropped retry asked nothing */
 		attempts -= r->retries + (r->answered ? 1 : 0);
-		if (err != -EAGAIN || !r->retries || attempts <= 0 ||
-		    (maxtime > 0 && dip_now() > start + maxtime))
+		if (err != -EAGAIN || !r->retries || attempts <= 0 || late)
 			break;
 		dip_log(host, SYMPROV_LOG_DEBUG,
 			"%s %s: libdebuginfod's retry %s: asking again", hex,

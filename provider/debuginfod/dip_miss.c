@@ -4,6 +4,7 @@
  * release up to 0.196): tell a real miss from the rest, which must not be
  * remembered.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,148 @@ void dip_miss_log_retries(int vfd, struct dip_retries *r)
 
 	*r = (struct dip_retries){ .answered = true };
 	dip_miss_log_any(vfd, &from, dip_miss_line_count_retries, r);
+}
+
+/* The servers one attempt of a query asks, by their index in the log */
+#define DIP_LOG_SERVERS_MAX 32
+
+/* The state of dip_miss_log_servers_down()'s reading of the log */
+struct dip_log_servers {
+	dip_down_fn fn;
+	void *arg;
+	long timeout; /* "using timeout N" */
+	int asked; /* "query N urls in parallel", -1 before it */
+	char result[128]; /* the last "server response", not yet placed */
+	char *url[DIP_LOG_SERVERS_MAX]; /* "init server N URL" */
+	bool committed[DIP_LOG_SERVERS_MAX]; /* its body had begun */
+};
+
+/*
+ * curl_easy_strerror() of a server that did not answer: in words, and as
+ * libdebuginfod's errno of it (0: it answered)
+ */
+static int dip_log_down_why(const char *result, long timeout, char *buf,
+			    size_t size)
+{
+	static const struct {
+		const char *result, *why;
+		int err;
+	} down[] = {
+		{ "Couldn't connect to server", "refused the connection",
+		  ECONNREFUSED },
+		{ "Couldn't resolve host name",
+		  "has a name that does not resolve", EHOSTUNREACH },
+		{ "Couldn't resolve proxy name",
+		  "is behind a proxy whose name does not resolve",
+		  EHOSTUNREACH },
+		{ "Server returned nothing (no headers, no data)",
+		  "closed the connection without a reply", ECONNRESET },
+		{ "Failure when receiving data from the peer",
+		  "reset the connection", ECONNRESET },
+		{ "Failed sending data to the peer", "reset the connection",
+		  ECONNRESET },
+		{ "SSL connect error", "failed its TLS handshake",
+		  ECONNREFUSED },
+	};
+	size_t i;
+
+	if (!strcmp(result, "Timeout was reached")) {
+		snprintf(buf, size, "sent nothing in %ld s", timeout);
+		return ETIME;
+	}
+	for (i = 0; i < sizeof(down) / sizeof(down[0]); i++) {
+		if (!strcmp(result, down[i].result)) {
+			snprintf(buf, size, "%s", down[i].why);
+			return down[i].err;
+		}
+	}
+	return 0;
+}
+
+/* The result read last goes to server @i, when it says that one is down. */
+static void dip_log_servers_place(struct dip_log_servers *s, int i)
+{
+	char why[64];
+	int err;
+
+	if (!*s->result)
+		return;
+	err = dip_log_down_why(s->result, s->timeout, why, sizeof(why));
+	*s->result = '\0';
+	if (err && i >= 0 && i < DIP_LOG_SERVERS_MAX && s->url[i] &&
+	    !s->committed[i])
+		s->fn(s->url[i], why, err, s->arg);
+}
+
+/* A result no "url N" line names is the only server's, if one was asked */
+static void dip_log_servers_flush(struct dip_log_servers *s)
+{
+	dip_log_servers_place(s, s->asked == 1 ? 0 : -1);
+}
+
+/* "PREFIX N REST": N, *rest past its space; -1 when the line is not so */
+static int dip_log_index(const char *line, const char *prefix,
+			 const char **rest)
+{
+	size_t len = strlen(prefix);
+	char *end;
+	long n;
+
+	if (strncmp(line, prefix, len) != 0 || line[len] < '0' ||
+	    line[len] > '9')
+		return -1;
+	n = strtol(line + len, &end, 10);
+	if (n >= DIP_LOG_SERVERS_MAX)
+		return -1;
+	*rest = *end == ' ' ? end + 1 : end;
+	return (int)n;
+}
+
+/* One line of the log into @arg, a struct dip_log_servers; never a match */
+static bool dip_miss_line_servers(const char *line, void *arg)
+{
+	struct dip_log_servers *s = arg;
+	const char *rest;
+	int i;
+
+	if (!strncmp(line, "using timeout ", 14)) {
+		s->timeout = strtol(line + 14, NULL, 10);
+	} else if ((i = dip_log_index(line, "init server ", &rest)) >= 0) {
+		dip_log_servers_flush(s);
+		if (i == 0) { /* an attempt begins */
+			s->asked = -1;
+			memset(s->committed, 0, sizeof(s->committed));
+		}
+		free(s->url[i]);
+		s->url[i] = strdup(rest);
+	} else if (!strncmp(line, "query ", 6)) {
+		s->asked = (int)strtol(line + 6, NULL, 10);
+	} else if ((i = dip_log_index(line, "committed to url ", &rest)) >= 0) {
+		s->committed[i] = true;
+	} else if (!strncmp(line, "server response ", 16)) {
+		dip_log_servers_flush(s);
+		snprintf(s->result, sizeof(s->result), "%s", line + 16);
+	} else if (s->asked >= 0 &&
+		   (i = dip_log_index(line, "url ", &rest)) >= 0) {
+		dip_log_servers_place(s, i);
+	} else {
+		dip_log_servers_flush(s);
+	}
+	return false;
+}
+
+void dip_miss_log_servers_down(int vfd, dip_down_fn fn, void *arg)
+{
+	struct dip_log_servers s = {
+		.fn = fn, .arg = arg, .timeout = 90, .asked = -1
+	};
+	off_t from = 0;
+	size_t i;
+
+	dip_miss_log_any(vfd, &from, dip_miss_line_servers, &s);
+	dip_log_servers_flush(&s);
+	for (i = 0; i < DIP_LOG_SERVERS_MAX; i++)
+		free(s.url[i]);
 }
 
 void dip_miss_log_copy(int vfd, int to)

@@ -45,6 +45,23 @@ struct dip_retries {
 
 void dip_miss_log_retries(int vfd, struct dip_retries *r);
 
+/*
+ * A server the log shows not answering: @url as the log names it
+ * (".../buildid"), @why in words ("sent nothing in 10 s"), @err as
+ * libdebuginfod's errno of it (ETIME).
+ */
+typedef void (*dip_down_fn)(const char *url, const char *why, int err,
+			    void *arg);
+
+/*
+ * @fn for each server that the log of a query shows down in one of its
+ * attempts: a connection refused, reset or closed without a reply, a name
+ * that does not resolve, or DEBUGINFOD_TIMEOUT without a byte of the body
+ * (a transfer that stalls after its first bytes is a server that
+ * answers).
+ */
+void dip_miss_log_servers_down(int vfd, dip_down_fn fn, void *arg);
+
 /* Copy that log to @to, for a user who asked for it. */
 void dip_miss_log_copy(int vfd, int to);
 

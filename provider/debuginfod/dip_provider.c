@@ -12,6 +12,7 @@
 #include "dip_compat.h"
 #include "dip_fetch.h"
 #include "dip_host.h"
+#include "dip_servers.h"
 #include "dip_symbols.h"
 #include "symprov_buildid.h"
 #include "symprov_memo.h"
@@ -26,7 +27,21 @@ struct dip_state {
 	const struct symprov_host *host;
 	struct dip_client_pool pool;
 	struct symprov_memo memo;
+	bool servers; /* dip_servers_get() */
 };
+
+/* The host's opt-outs, which leave even DEBUGINFOD_URLS as it is */
+static const char *dip_host_opted_out(const struct symprov_host *host)
+{
+	if (host->flags & SYMPROV_HOST_NO_DEBUGINFOD)
+		return "debuginfod disabled by the user";
+	if (host->flags & SYMPROV_HOST_NO_BUILDID_CACHE)
+		return "build-id cache disabled by the user";
+	/* libdebuginfod takes its URLs and cache from the environment */
+	if (host->flags & SYMPROV_HOST_SECURE)
+		return "not used with elevated privileges: libdebuginfod is configured by the environment";
+	return NULL;
+}
 
 static int dip_init(const struct symprov_host *host, void **data)
 {
@@ -46,6 +61,9 @@ static int dip_init(const struct symprov_host *host, void **data)
 					SYMPROV_MEMO_KEEP(SYMPROV_UNAVAILABLE));
 	if (err)
 		goto out_pool;
+	st->servers = !dip_host_opted_out(host);
+	if (st->servers)
+		dip_servers_get(host);
 	*data = st;
 	return 0;
 
@@ -60,6 +78,8 @@ static void dip_fini(void *data)
 {
 	struct dip_state *st = data;
 
+	if (st->servers)
+		dip_servers_put();
 	symprov_memo_fini(&st->memo);
 	dip_client_pool_fini(&st->pool);
 	free(st);
@@ -68,18 +88,12 @@ static void dip_fini(void *data)
 /* Every opt-out, checked before anything touches the network. */
 static const char *dip_opted_out(const struct dip_state *st)
 {
-	const char *urls = getenv(DEBUGINFOD_URLS_ENV_VAR);
+	const char *why = dip_host_opted_out(st->host);
 
-	if (st->host->flags & SYMPROV_HOST_NO_DEBUGINFOD)
-		return "debuginfod disabled by the user";
-	if (st->host->flags & SYMPROV_HOST_NO_BUILDID_CACHE)
-		return "build-id cache disabled by the user";
-	/* libdebuginfod takes its URLs and cache from the environment */
-	if (st->host->flags & SYMPROV_HOST_SECURE)
-		return "not used with elevated privileges: libdebuginfod is configured by the environment";
-	if (!urls || !*urls)
-		return "DEBUGINFOD_URLS is not set";
-	return NULL;
+	/* the user's: the servers down are not in the variable */
+	if (!why && !dip_servers_configured())
+		why = "DEBUGINFOD_URLS is not set";
+	return why;
 }
 
 /* What to ask the servers for, in order, for each kind. */

@@ -7,12 +7,16 @@ it: no test worse, and the series' own test cases passing.
 
 Each perf runs its whole `perf test` from its own source tree
 (OUTDIR-src/tools/perf, where scripts/build-perf.sh leaves it), so that
-the shell tests are found, with an empty HOME.  A test is worse when it
-passes with the stock perf and not with the series: it is run alone again
-on both, up to three times, and counts only if it stays so (perf's tests
-that measure a workload fail now and then under load, with either perf).
-The tests named by --new must be there and pass.  Needs root, as perf
-test's shell tests do; ends with "N passed, N failed".
+the shell tests are found, with an empty HOME.  A test the series does
+not pass (it fails, prints no result, or skips where the stock perf
+passes) is run alone again on both perfs, three times: it is worse when
+the series fails it more often than the stock perf over those reruns
+(perf's tests that measure a workload fail now and then under load, with
+either perf).  A run that prints no line under the test's
+name is a failure of that perf; a test the stock perf skips and the
+series fails is worse.  The tests named by --new must be there and pass.
+Needs root, as perf test's shell tests do; ends with "N passed, N
+failed".
 """
 
 import argparse
@@ -67,6 +71,24 @@ def perf_test(perf, *args):
     return out
 
 
+def bad(mine, stock):
+    """A result of the series that is no pass: a failure, no result, or
+    a skip where the stock perf passed."""
+    if mine is None or mine in ('FAILED!', 'no case'):
+        return True
+    return mine.startswith('Skip') and stock == 'Ok'
+
+
+def worse(name, rerun):
+    """(whether the series fails NAME more often than the stock perf, the
+    results of both) over RETRIES reruns, RERUN(name) giving the stock
+    perf's result and the series', each None for no result."""
+    runs = [rerun(name) for _ in range(RETRIES)]
+    ours = sum(bad(m, s) for s, m in runs)
+    theirs = sum(s is None or s in ('FAILED!', 'no case') for s, _ in runs)
+    return ours > theirs, runs
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--stock', required=True)
@@ -90,20 +112,23 @@ def main(argv=None):
               file=sys.stderr)
         return 1
     passed = failed = 0
-    for name in sorted(stock):
-        if stock[name] != 'Ok' or mine.get(name) == 'Ok':
+
+    def rerun(name):
+        return (perf_test(args.stock, name).get(name),
+                perf_test(args.perf, name).get(name))
+    for name in sorted(set(stock) - set(args.new)):
+        if not bad(mine.get(name), stock[name]):
             continue
-        again = [(perf_test(args.stock, name).get(name),
-                  perf_test(args.perf, name).get(name))
-                 for _ in range(RETRIES)]
-        if any(s == 'Ok' and m != 'Ok' for s, m in again) and \
-                not any(m == 'Ok' for _, m in again):
-            print('FAIL %s: Ok with the stock perf, %s with the series '
-                  '(alone: %s)' % (name, mine.get(name), again))
+        is_worse, runs = worse(name, rerun)
+        if is_worse:
+            print('FAIL %s: %s with the series, %s with the stock perf; '
+                  'alone, worse (stock, series: %s)' % (
+                      name, mine.get(name), stock[name], runs))
             failed += 1
         else:
-            print('flaky %s: %s with the series once, then %s' % (
-                name, mine.get(name), again))
+            print('flaky %s: %s with the series once, then as often with '
+                  'either perf (stock, series: %s)' % (
+                      name, mine.get(name), runs))
     for name in args.new:
         if mine.get(name) == 'Ok' and name not in stock:
             print('PASS %s: new, Ok' % name)

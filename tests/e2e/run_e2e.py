@@ -77,7 +77,8 @@ every response the server counted (all codes and types, /metrics excluded):
 
   verbose         -v: one line, "debuginfod supplied the whole file (N MiB)
                   of the vmlinux with build ID ...", N the stand-in's size
-  unavailable     a server that refuses connections: one line "no provider
+  unavailable     a server that refuses connections: one line naming it as
+                  down, not asked for 300 s, one line "no provider
                   supplied the vmlinux (debuginfod: unavailable, Connection
                   refused), build ID ..."
   terminal        perf report --stdio with stderr on a terminal: REF byte
@@ -925,17 +926,25 @@ class Runner:
         self.expect_no_kallsyms_msg(err, "-v")
 
     def step_unavailable(self):
-        """A server that is down: one line with the reason."""
+        """A server that is down: one line naming it, one with the
+        reason the kernel is not supplied."""
         with socket.socket() as sock:  # a port nobody listens on
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
         env = self.provider_env(self.fresh_cache("unavailable"))
-        env["DEBUGINFOD_URLS"] = "http://127.0.0.1:%d" % port
+        url = "http://127.0.0.1:%d" % port
+        env["DEBUGINFOD_URLS"] = url
         _, err, entries = self.report(
             "unavailable", self.p("moved.data"),
             self.fresh_home("unavailable"), env, sort=True)
         self.expect_raw(entries)
-        self.expect_one_line(err, NOT_SUPPLIED % (
+        down = "symprov: debuginfod: server %s refused the connection: " \
+            "not asked for 300 s" % url
+        lines = self.symprov_lines(err)
+        if not lines or not lines[0].startswith(down):
+            raise E2EError("unavailable: want a line %r..., got %s" % (
+                down, lines))
+        self.expect_one_line("\n".join(lines[1:]), NOT_SUPPLIED % (
             "debuginfod: unavailable, Connection refused", self.new_id),
             "unavailable")
 
@@ -1484,13 +1493,20 @@ class Runner:
         """Under AT_SECURE (a perf with a file capability, run by another
         user) the variable's list is ignored: perf still opens libsymprov
         when it is set, which says so in one line, and nothing is asked;
-        with no list at all, nothing is opened and nothing said."""
+        with no list at all, nothing is opened and nothing said.  perf and
+        the libsymprov its rpath names are copied where that user reaches
+        them (the clone may be in a directory of root's alone)."""
         tmp = tempfile.mkdtemp(prefix="symprov-secure.")
         try:
             os.chmod(tmp, 0o755)
             perf = os.path.join(tmp, "perf")
             data = os.path.join(tmp, "moved.data")
+            lib = os.path.join(tmp, "lib")
+            os.mkdir(lib)
             shutil.copy(self.perf, perf)
+            shutil.copy(os.path.join(self.libdir, "libsymprov.so.1"), lib)
+            # under AT_SECURE ld.so takes an absolute rpath, not $ORIGIN
+            run(["patchelf", "--set-rpath", lib, perf], 60)
             shutil.copy(self.p("moved.data"), data)
             os.chmod(data, 0o644)
             run(["setcap", "cap_perfmon+ep", perf], 60)

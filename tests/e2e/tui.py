@@ -15,9 +15,18 @@ after it and its exit code, so a test can tell that the program gave the
 terminal back as it found it.  Every wait is bounded; the server is killed
 on exit.  Every screen a wait matched is appended to NAME.screens in
 workdir; `seen` holds every screen looked at, to tell what flashed by.
+
+Everything the program writes to the terminal is kept (tmux pipe-pane,
+tty-NAME/output), from its first byte: `output()`.  perf's TUI catches
+SIGSEGV and SIGFPE, puts the terminal back, prints the signal and a
+backtrace, and exits 0; so the exit code says nothing, and the screen is
+gone with the pane.  `crash()` reads the output for it, and leaving the
+`with` block raises E2EError when it finds one: every check that drives a
+program here fails on a crash, whatever it asserted.
 """
 
 import os
+import re
 import shlex
 import subprocess
 import time
@@ -25,6 +34,11 @@ import time
 from e2elib import E2EError
 
 COLS, ROWS = 120, 30
+# What perf's TUI prints when it catches a signal (ui__signal_backtrace():
+# psignal() and a backtrace), and what a shell says of a program killed
+CRASH_RE = re.compile(
+    r"^.*(?:Segmentation fault|Floating point exception|Bus error|"
+    r"Illegal instruction|Aborted|-+ backtrace -+).*$", re.M)
 # A box's corners, as tmux shows them: the terminal's line drawing
 # characters (the VT100 set, l k m j) or their Unicode forms.
 TOP_LEFT, TOP_RIGHT, BOTTOM_LEFT = "l\u250c", "k\u2510", "m\u2514"
@@ -55,7 +69,7 @@ class Terminal:
     def __init__(self, workdir, name, cols=COLS, rows=ROWS):
         self.dir = os.path.join(workdir, "tty-" + name)
         os.makedirs(self.dir, exist_ok=True)
-        for f in ("rc", "before", "after"):
+        for f in ("rc", "before", "after", "go", "output"):
             try:
                 os.unlink(os.path.join(self.dir, f))
             except FileNotFoundError:
@@ -77,9 +91,12 @@ class Terminal:
     def start(self, argv, env):
         """Run argv on the terminal with exactly env (TERM: tmux's)."""
         d = shlex.quote(self.dir)
-        script = ("stty -g > %s/before; %s; echo $? > %s/rc.tmp; "
+        # the program starts once its output is piped to a file
+        script = ("while [ ! -e %s/go ]; do sleep 0.01; done; "
+                  "stty -g > %s/before; %s; echo $? > %s/rc.tmp; "
                   "stty -g > %s/after; mv %s/rc.tmp %s/rc" % (
-                      d, " ".join(shlex.quote(a) for a in argv), d, d, d, d))
+                      d, d, " ".join(shlex.quote(a) for a in argv), d, d, d,
+                      d))
         env = dict(env)
         env.pop("TMUX", None)
         # the server gets this environment, and the pane from it
@@ -88,6 +105,8 @@ class Terminal:
                         str(self.rows), "sh", "-c", script], env=env,
                        check=True, timeout=10)
         self.started = True
+        self.tmux("pipe-pane", "-O", "cat >> %s/output" % d)
+        open(os.path.join(self.dir, "go"), "w").close()
 
     def screen(self):
         """What the terminal shows now ("" once the program is gone)."""
@@ -148,13 +167,37 @@ class Terminal:
                 open(os.path.join(self.dir, "after")) as b:
             return a.read() == b.read()
 
+    def output(self):
+        """Everything the program wrote to the terminal so far."""
+        try:
+            with open(os.path.join(self.dir, "output"), "rb") as f:
+                return f.read().decode(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def crash(self):
+        """The line of the output that says the program crashed, or None;
+        once it has ended, read after tmux has passed all of it on."""
+        if self.started and self.exited():
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and self.tmux(
+                    "has-session", check=False).returncode == 0:
+                time.sleep(0.05)
+        m = CRASH_RE.search(self.output())
+        return m.group(0).strip() if m else None
+
     def close(self):
         if self.started:
+            crash = self.crash()
             self.tmux("kill-server", check=False)
             self.started = False
+            if crash:
+                raise E2EError("the program crashed on its terminal: %s "
+                               "(%s/output)" % (crash, self.dir))
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
+        # a crash is raised over what else failed: it explains it
         self.close()

@@ -150,7 +150,8 @@ class InstallTest(unittest.TestCase):
                 'lib/pkgconfig/symprov.pc', 'share/man/man1/symprov.1',
                 'share/man/man3/libsymprov.3',
                 'share/man/man7/symprov-provider.7',
-                doc + 'README.md', doc + 'LICENSE', doc + 'PERF.md',
+                doc + 'README.md', doc + 'NEWS', doc + 'LICENSE',
+                doc + 'PERF.md',
                 doc + 'RELIABILITY.md', doc + 'WRITING-A-PROVIDER.md',
                 doc + 'examples/example_provider.c'}
         want |= {doc + 'LICENSES/' + n
@@ -183,7 +184,7 @@ class InstallTest(unittest.TestCase):
             with open(path) as f:
                 self.assertTrue(f.readline().startswith('.\\" Generated'))
             if shutil.which('man') is None:
-                continue
+                self.skipTest('no man (man-db): the pages not rendered')
             res = subprocess.run(['man', '-l', path],
                                  env=plain_env(MANWIDTH='80',
                                                MANPAGER='cat'),

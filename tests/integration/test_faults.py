@@ -23,6 +23,7 @@ user (setpriv); without it those tests are skipped, which fails the run.
 """
 import argparse
 import contextlib
+import errno
 import os
 import shutil
 import signal
@@ -281,16 +282,152 @@ class FaultTest(ServerTestCase):
         self.assert_no_miss(BID_DEBUG)
         self.assert_next_process_finds()
 
-    def test_hang_with_default_retries(self):
-        # libdebuginfod retries a timeout DEBUGINFOD_RETRY_LIMIT (2) times:
-        # the bound is 3 x DEBUGINFOD_TIMEOUT
+    def test_hang_waited_for_once(self):
+        """libdebuginfod retries a timeout DEBUGINFOD_RETRY_LIMIT (2)
+        times, 3 x DEBUGINFOD_TIMEOUT; the server is down after the first:
+        its retry is cut short, one line names it."""
         with FaultServer('hang', hang_s=60) as fault:
             res = self.find(BID_DEBUG, env=self.env(
                 fault.url, DEBUGINFOD_RETRY_LIMIT=None), bound=3 * T + SLACK)
-            self.assertEqual(len(fault.hits), 3)
+            self.assertIn(len(fault.hits), (1, 2))  # the retry's, if sent
         self.assert_failed(res, 4)
-        self.assertGreaterEqual(res.elapsed, 3 * T - 1)
+        self.assertGreaterEqual(res.elapsed, T - 0.5)
+        self.assertLess(res.elapsed, 2 * T)
+        self.assert_down_named(res, fault.url, 'sent nothing in %d s' % T)
         self.assert_nothing_servable(BID_DEBUG)
+        self.assert_no_miss(BID_DEBUG)
+
+    # -- servers that do not answer: one wait, remembered for a while ------
+
+    def server_entries(self):
+        """{name: text} of the servers the cache holds as down."""
+        d = os.path.join(self.cache, 'symprov-servers-down')
+        if not os.path.isdir(d):
+            return {}
+        return {f: read(os.path.join(d, f)).decode() for f in os.listdir(d)}
+
+    def assert_down_named(self, res, url, why):
+        """One stderr line names URL, as down for WHY."""
+        lines = [line for line in res.stderr.splitlines() if url in line]
+        self.assertEqual(len(lines), 1, res)
+        self.assertIn(why, lines[0])
+
+    def test_down_server_not_asked_by_the_next_process(self):
+        with FaultServer('hang', hang_s=60) as fault:
+            first = self.find(BID_DEBUG, env=self.env(fault.url))
+            self.assertEqual(len(fault.hits), 1)
+            # what it did, libdebuginfod's errno of it (ETIME)
+            self.assertEqual(list(self.server_entries().values()),
+                             ['sent nothing in %d s\n%d\n' % (
+                                 T, errno.ETIME)])
+            again = self.find(BID_EXEC, env=self.env(fault.url))
+            self.assertEqual(len(fault.hits), 1)  # not asked
+            # no longer remembered than the setting says: 0 s, asked
+            now = self.find(BID_EXEC, env=self.env(
+                fault.url, SYMPROV_DEBUGINFOD_SERVER_DOWN_S=0))
+            self.assertEqual(len(fault.hits), 2)
+        self.assert_down_named(first, fault.url,
+                               'sent nothing in %d s: not asked for 300 s' %
+                               T)
+        self.assert_failed(again, 4)
+        self.assertLess(again.elapsed, 1)
+        self.assert_down_named(again, fault.url, 'not asked until')
+        # each file's line says how the server failed
+        self.assertIn('unavailable', again.stderr)
+        self.assert_failed(now, 4)
+        self.assertGreaterEqual(now.elapsed, T - 0.5)
+        self.assertNotIn(fault.url, now.stderr)
+        self.assert_no_miss(BID_EXEC)
+
+    def test_down_server_asked_again_after_its_time(self):
+        with FaultServer('hang', hang_s=60) as fault:
+            env = self.env(fault.url, SYMPROV_DEBUGINFOD_SERVER_DOWN_S=3)
+            first = self.find(BID_DEBUG, env=env)
+            found = time.monotonic()
+            self.find(BID_EXEC, env=env)
+            self.assertEqual(len(fault.hits), 1)
+            time.sleep(max(0, found + 4 - time.monotonic()))
+            later = self.find(BID_EXEC, env=env)
+            self.assertEqual(len(fault.hits), 2)
+        self.assert_down_named(first, fault.url, 'not asked for 3 s')
+        self.assert_down_named(later, fault.url, 'not asked for 3 s')
+
+    def test_down_setting_not_a_number(self):
+        with FaultServer('hang', hang_s=60) as fault:
+            res = self.find(BID_DEBUG, env=self.env(
+                fault.url, SYMPROV_DEBUGINFOD_SERVER_DOWN_S='soon'))
+        self.assertIn('SYMPROV_DEBUGINFOD_SERVER_DOWN_S=soon: not a number '
+                      'of seconds; 300 s it is', res.stderr)
+        self.assert_down_named(res, fault.url, 'not asked for 300 s')
+
+    def test_refused_and_reset_servers_are_down(self):
+        refused = 'http://127.0.0.1:%d' % free_port()
+        with FaultServer('reset') as reset:
+            env = self.env(refused + ' ' + reset.url)
+            first = self.find(BID_DEBUG, env=env)
+            hits = len(reset.hits)
+            again = self.find(BID_EXEC, env=env)
+            self.assertEqual(len(reset.hits), hits)
+        self.assert_failed(first, 4)
+        self.assertLess(first.elapsed, SLACK)
+        self.assert_down_named(first, refused, 'refused the connection')
+        self.assert_down_named(first, reset.url,
+                               'closed the connection without a reply')
+        self.assertLess(again.elapsed, 1)
+        self.assert_down_named(again, refused, 'not asked until')
+        self.assert_nothing_servable(BID_DEBUG)
+
+    def test_live_server_beside_a_down_one(self):
+        """A hang beside the real server: a file it has comes at once, a
+        miss of it waits for the hang once, and is a miss; then neither
+        waits."""
+        with FaultServer('hang', hang_s=60) as hang:
+            env = self.env(hang.url + ' ' + self.server.url,
+                           DEBUGINFOD_TIMEOUT=5, DEBUGINFOD_RETRY_LIMIT=None)
+            found = self.find(BID_DEBUG, env=env)
+            miss = self.find(BID_OTHER, env=env, bound=5 + SLACK)
+            hits = len(hang.hits)
+            found_again = self.find(BID_EXEC, env=env)
+            self.assertEqual(len(hang.hits), hits)
+        self.assert_found(found, BID_DEBUG)
+        self.assertLess(found.elapsed, SLACK)
+        self.assertEqual(miss.returncode, 2, miss)  # the live server's 404
+        self.assertLess(miss.elapsed, 2 * 5)
+        self.assert_down_named(miss, hang.url, 'sent nothing in 5 s')
+        self.assert_found(found_again, BID_EXEC)
+        self.assertLess(found_again.elapsed, 1)
+
+    def test_down_server_cached_file_still_found(self):
+        """Every server down: what the client cache holds is the answer."""
+        self.assert_found(self.find(BID_DEBUG), BID_DEBUG)
+        with FaultServer('hang', hang_s=60) as hang:
+            env = self.env(hang.url)
+            self.find(BID_EXEC, env=env)
+            cached = self.find(BID_DEBUG, env=env)
+        self.assert_found(cached, BID_DEBUG)
+        self.assertLess(cached.elapsed, 1)
+
+    def test_libdw_lookups_skip_a_down_server(self):
+        """A host's libdw asks DEBUGINFOD_URLS on its own: once the
+        provider knows a server down, libdw no longer waits for it."""
+        driver = os.path.join(BUILD, 'tests', 'dwfl_after_find')
+        stripped = os.path.join(self.home, 'stripped.elf')
+        shutil.copy(self.files[BID_EXEC], stripped)
+
+        def dwfl(providers, env):
+            res = subprocess.run([driver, providers, BID_DEBUG, stripped],
+                                 env=env, text=True, capture_output=True,
+                                 timeout=T + SLACK)
+            self.assertEqual(res.returncode, 0, res)
+            return res
+        with FaultServer('hang', hang_s=60) as hang:
+            dwfl('-', self.env(hang.url))
+            control = len(hang.hits)
+            res = dwfl('libdebuginfodprov.so', self.env(hang.url))
+            after = len(hang.hits) - control
+        self.assertEqual(control, 1)  # libdw asked it, alone
+        self.assertEqual(after, 1)  # the provider's query, not libdw's
+        self.assertEqual(res.stdout.split(), ['not', 'found', 'no', 'dwarf'])
 
     def check_stall_once(self, bid, kind, what, stall_at=200 << 10,
                          **server):
@@ -306,6 +443,8 @@ class FaultTest(ServerTestCase):
         self.assert_found(res, bid)
         self.assertEqual(self.entries(bid), {what: len(body)})
         self.assertEqual(transfers, 2)
+        # it answered, if slowly: not down
+        self.assertEqual(self.server_entries(), {})
 
     def test_retried_download_is_whole(self):
         # the connection stalls 100 bytes before the end
@@ -559,6 +698,43 @@ class FaultTest(ServerTestCase):
         self.assert_nothing_servable(BID_DEBUG)
         self.assert_no_miss(BID_DEBUG)
         self.assert_next_process_finds()
+
+    # -- the size the server announces (X-DEBUGINFOD-SIZE) -----------------
+
+    def find_announced(self, announce):
+        """BID_DEBUG whole, its Content-Length right, X-DEBUGINFOD-SIZE
+        ANNOUNCE."""
+        with FaultServer('file', body=self.body[BID_DEBUG], size_header=True,
+                         announce={'debuginfo': announce}) as fault:
+            res = self.find(BID_DEBUG, kind='debuginfo',
+                            env=self.env(fault.url))
+            self.assertEqual(len(fault.hits), 1)
+        return res, fault.url
+
+    def check_size_rejected(self, announce):
+        res, url = self.find_announced(announce)
+        self.assert_failed(res, 4)
+        self.assertIn('build ID %s: debuginfo from %s rejected: size differs '
+                      'from the one the server announced; removed from the '
+                      'cache' % (BID_DEBUG, url), res.stderr)
+        self.assert_nothing_servable(BID_DEBUG)
+        self.assert_no_miss(BID_DEBUG)
+        self.assert_next_process_finds()
+
+    def test_body_shorter_than_announced_rejected(self):
+        self.check_size_rejected(len(self.body[BID_DEBUG]) + 100)
+
+    def test_body_longer_than_announced_rejected(self):
+        self.check_size_rejected(len(self.body[BID_DEBUG]) - 100)
+
+    def test_announced_size_not_a_number_ignored(self):
+        """A size that is no number says nothing: the Content-Length
+        checks the body, which is whole."""
+        for announce in ('12abc', 'lots', '-5', ''):
+            with self.subTest(announce=announce):
+                self.cache = os.path.join(self.home, 'c-' + announce)
+                res, _ = self.find_announced(announce)
+                self.assert_found(res, BID_DEBUG)
 
     def test_other_build_id_rejected(self):
         self.check_rejected('file', self.body[BID_OTHER],

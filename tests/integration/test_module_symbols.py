@@ -331,24 +331,35 @@ class ModuleSymbolsTest(SymbolsTestCase):
     def test_server_preparing_past_the_timeout(self):
         """A server that sends nothing for longer than DEBUGINFOD_TIMEOUT
         to the first query (a debuginfod -U extracting the .ko from a
-        package): libdebuginfod asks again, within DEBUGINFOD_RETRY_LIMIT;
-        the whole .ko is never asked, each other section once."""
+        package) is down: unavailable after one wait.  Told never to take
+        a server for down (symprov.debuginfod.server-down-s=0),
+        libdebuginfod asks again, within DEBUGINFOD_RETRY_LIMIT; the
+        whole .ko is never asked, each other section once."""
         bid = read_build_id(self.tramp)
         bodies = {n: section_bytes(self.tramp, n)
                   for n in TABLES + (TRAMPOLINES,)}
         with open(self.tramp, 'rb') as f:
             body = f.read()
-        with FaultServer('late', body=body, bodies=bodies, delay_s=5,
-                         then='file', after=1, size_header=True) as fault:
-            res = self.find('--symbols-only', bid,
-                            env=self.env(urls=fault.url,
-                                         DEBUGINFOD_TIMEOUT=2))
-            hits = [h.rsplit('/', 1)[-1] for h in fault.hits]
-        path = self.assert_found(res, bid, 'symbols')
-        self.assertEqual(symbols(path), symbols(self.tramp))
-        self.assertEqual(hits[:2], ['.shstrtab', '.shstrtab'])
-        self.assertEqual(sorted(hits[2:]),
-                         sorted(TABLES[1:] + (TRAMPOLINES,)))
+        for down_s in (None, 0):
+            self.cache = os.path.join(self.home, 'cache-%s' % down_s)
+            with FaultServer('late', body=body, bodies=bodies, delay_s=5,
+                             then='file', after=1, size_header=True) as fault:
+                res = self.find('--symbols-only', bid,
+                                env=self.env(
+                                    urls=fault.url, DEBUGINFOD_TIMEOUT=2,
+                                    SYMPROV_DEBUGINFOD_SERVER_DOWN_S=down_s))
+                hits = [h.rsplit('/', 1)[-1] for h in fault.hits]
+            if down_s is None:
+                self.assertEqual(res.returncode, 4, res.stderr)
+                self.assertIn('%s sent nothing in 2 s' % fault.url,
+                              res.stderr)
+                self.assertEqual(hits[:1], ['.shstrtab'])
+                continue
+            path = self.assert_found(res, bid, 'symbols')
+            self.assertEqual(symbols(path), symbols(self.tramp))
+            self.assertEqual(hits[:2], ['.shstrtab', '.shstrtab'])
+            self.assertEqual(sorted(hits[2:]),
+                             sorted(TABLES[1:] + (TRAMPOLINES,)))
 
     def test_trampolines_cut_short(self):
         bid = read_build_id(self.tramp)

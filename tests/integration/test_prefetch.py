@@ -532,6 +532,48 @@ class PrefetchTest(ServerTestCase):
             for line in lines:
                 self.assertTrue(line.endswith('\tcancelled'), line)
 
+    def test_a_down_server_costs_one_wait(self):
+        """A server that never answers: the first requests, side by side,
+        wait DEBUGINFOD_TIMEOUT once, the others are answered at once; so
+        is the next prefetch.  Beside the live server, its files come."""
+        entries = [('9fe2%036x' % i, '/usr/bin/tool%d' % i, CPU_USER, 1)
+                   for i in range(8)] + list(ENTRIES)
+        profile = write(os.path.join(self.home, 'many.data'),
+                        profile_bytes(entries))
+        timeout = 3
+        with FaultServer('hang', hang_s=60) as fault:
+            def prefetch(urls):
+                start = time.monotonic()
+                res = self.prefetch('--jobs', '4', profile=profile,
+                                    into=False, env=self.env(
+                                        urls, DEBUGINFOD_TIMEOUT=timeout))
+                return res, time.monotonic() - start
+            first, took = prefetch(fault.url)
+            hits = len(fault.hits)
+            again, again_took = prefetch(fault.url)
+            self.assertEqual(len(fault.hits), hits)
+            self.cache = os.path.join(self.home, 'both')
+            both, both_took = prefetch(fault.url + ' ' + self.server.url)
+        self.cache = os.path.join(self.home, 'live')
+        live, _ = prefetch(self.server.url)
+        self.assertEqual(first.returncode, 4, first.stderr)
+        self.assertLessEqual(hits, 8)  # the first four, and their retries
+        self.assertLess(took, 2 * timeout)
+        self.assertLess(again_took, 1.5)
+        self.assertEqual(again.returncode, 4, again.stderr)
+        for res in (first, again, both):
+            named = [line for line in res.stderr.splitlines()
+                     if fault.url in line]
+            self.assertEqual(len(named), 1, res.stderr)
+        self.assertLess(both_took, 2 * timeout)
+
+        def outcomes(res):
+            return [line[:3] + ('found' if line[3].startswith('/') else
+                                line[3],) for line in self.lines(res)]
+        self.assertIn(('kernel', BID_K, '[kernel.kallsyms]', 'found'),
+                      outcomes(live))
+        self.assertEqual(outcomes(both), outcomes(live))
+
     def test_progress_only_on_a_terminal(self):
         res = self.prefetch()
         self.assertEqual(res.returncode, 0, res.stderr)

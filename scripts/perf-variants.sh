@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# perf with the series, built as others build it (make check-perf-variants):
+#
+#   nodwarf       without libdw and libdebuginfod: it builds, and has the
+#                 providers' perf test
+#   nolibelf      without libelf: it builds, reads no ELF file, so asks no
+#                 provider and has no such test
+#   nolibsymprov  without the rpath to this tree's library, as on a machine
+#                 where libsymprov is not installed: as stock perf 7.3
+#                 (tests/e2e/run_stock_equal.py)
+#   clang         7.3 and 6.12 built with clang, whose -Wthread-safety
+#                 checks perf's lock annotations (-Werror): the providers
+#                 asked under no dso->lock
+#
+#   scripts/perf-variants.sh [VARIANT...]   (default: all of them)
+#
+# Each variant is built (scripts/build-perf.sh, in build/perf-VARIANT) and
+# checked on its own: one failing does not stop the others.  Ends with
+# "perf variants: N passed, N failed" of those that ran; exit 0 when all
+# passed.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+build=(bash scripts/build-perf.sh)
+tests_list() {
+	bash scripts/check-output.sh "$@"
+}
+
+variant_nodwarf() {
+	"${build[@]}" -o build/perf-nodwarf NO_DWARF=1 NO_LIBDEBUGINFOD=1 &&
+		tests_list -c '^ *1: ' 'Symbol providers' -- \
+			build/perf-nodwarf/perf test list
+}
+
+variant_nolibelf() {
+	"${build[@]}" -o build/perf-nolibelf NO_LIBELF=1 NO_DWARF=1 \
+		NO_LIBDEBUGINFOD=1 &&
+		tests_list -n -c '^ *1: ' 'Symbol providers' -- \
+			build/perf-nolibelf/perf test list
+}
+
+variant_nolibsymprov() {
+	"${build[@]}" -n -o build/perf-nolibsymprov &&
+		"${build[@]}" -o build/perf-stock -a none &&
+		python3 tests/e2e/run_stock_equal.py \
+			--stock build/perf-stock/perf \
+			--perf build/perf-nolibsymprov/perf
+}
+
+variant_clang() {
+	"${build[@]}" -o build/perf-clang CC=clang &&
+		PERF_VERSION=6.12 "${build[@]}" -o build/perf-6.12-clang \
+			CC=clang
+}
+
+variants=("$@")
+[ ${#variants[@]} -gt 0 ] || variants=(nodwarf nolibelf nolibsymprov clang)
+passed=()
+failed=()
+for v in "${variants[@]}"; do
+	if ! declare -F "variant_$v" >/dev/null; then
+		echo "perf-variants: no variant $v" >&2
+		exit 2
+	fi
+	echo "perf-variants: --- $v"
+	if "variant_$v"; then
+		passed+=("$v")
+	else
+		failed+=("$v")
+		echo "perf-variants: FAIL $v" >&2
+	fi
+done
+[ ${#failed[@]} -eq 0 ] || echo "perf variants failed: ${failed[*]}"
+echo "perf variants: ${#passed[@]} passed, ${#failed[@]} failed"
+[ ${#failed[@]} -eq 0 ]
