@@ -11,7 +11,8 @@
 #             12 minbase root (2.5 GB after `make check`) and is kept
 #   -c CACHE  keep the downloaded .deb files in CACHE (debootstrap's
 #             --cache-dir and the root's apt archives) for the next run
-#   -m, -M    Debian and Debian security mirrors (deb.debian.org)
+#   -m, -M    Debian and Debian security mirrors (default: those of this
+#             machine's apt sources, scripts/debian-mirror.sh)
 #   -s STEPS  what to run, in order (default "nonroot demo check"):
 #               nonroot  `make -j2 demo` and `make -j2 check` as nobody
 #                        before anything is installed: each must fail,
@@ -43,8 +44,8 @@ export LC_ALL=C
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=
-mirror=http://deb.debian.org/debian
-secmirror=http://deb.debian.org/debian-security
+mirror=
+secmirror=
 steps="nonroot demo check"
 rev=HEAD
 reuse=
@@ -73,6 +74,9 @@ while getopts "c:m:M:s:r:R" opt; do
 done
 shift $((OPTIND - 1))
 [ $# -eq 1 ] || usage
+[ -n "$mirror" ] || mirror=$(bash "$top/scripts/debian-mirror.sh") || exit 1
+[ -n "$secmirror" ] || secmirror=$(bash "$top/scripts/debian-mirror.sh" -s) ||
+	exit 1
 
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, namespaces, mounts)"
 for t in debootstrap git unshare pivot_root findmnt; do

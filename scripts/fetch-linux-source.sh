@@ -15,15 +15,14 @@
 # ${XDG_CACHE_HOME:-~/.cache}/symprov/linux-source-7.3/VERSION/ and used
 # from there the next times, without network.
 #
-# LINUX_SOURCE_CACHE overrides the cache directory, DEBIAN_MIRROR the
-# archive (http://deb.debian.org/debian).
+# The archive is the one this machine's apt uses (scripts/debian-mirror.sh);
+# DEBIAN_MIRROR overrides it, LINUX_SOURCE_CACHE the cache directory.
 set -euo pipefail
 export LC_ALL=C
 
 package=linux-source-7.3
 suite=trixie-backports
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 cache=${LINUX_SOURCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/symprov/$package}
 
 die() {
@@ -54,9 +53,10 @@ cached_version() {
 }
 
 fetch() {
-	local tmp state version deb stage
+	local tmp state version deb stage mirror
 	local apt_state=()
 
+	mirror=$(bash "$(dirname "$0")/debian-mirror.sh") || exit 1
 	[ -r "$keyring" ] ||
 		die "$keyring not found (apt-get install debian-archive-keyring)"
 	tmp=$(mktemp -d)

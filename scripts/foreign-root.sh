@@ -17,8 +17,8 @@
 #             ${TMPDIR:-/tmp} from this machine's own sh and sleep and
 #             the libraries they load, and removed at the end.
 #
-# With perf installed, a profile of one second must name an object of the
-# root first: otherwise COMMAND would run on a machine without the pair.
+# A profile of one second (Debian's perf) must name an object of the root
+# first: otherwise COMMAND would run on a machine without the pair.
 # Needs root (chroot, unshare).  Exits with COMMAND's status; 1 when the
 # processes from the root could not be started or are not seen.
 set -euo pipefail
@@ -86,10 +86,8 @@ make_root() {
 check_seen() {
 	local data
 
-	if ! command -v perf >/dev/null; then
-		echo "foreign-root: no perf: not checked that a profile sees $root"
-		return 0
-	fi
+	command -v perf >/dev/null ||
+		die "no perf (Debian's linux-perf): cannot check that a profile sees $root"
 	data=$(mktemp "${TMPDIR:-/tmp}/symprov-foreign-root.XXXXXX.data")
 	perf record -q -e cpu-clock -a -o "$data" -- sleep 1 >/dev/null 2>&1 ||
 		{ rm -f "$data"; die "perf record failed"; }

@@ -32,6 +32,9 @@ check=(libcmocka-dev valgrind cppcheck clang clang-tidy libclang-rt-14-dev
 	zstd
 	# libdebuginfod 0.188's double close, seen at the system calls
 	strace
+	# Debian's own perf: the tests of symprov prefetch --perf-cache read
+	# what it puts there with the perf people already have
+	linux-perf
 	# man pages (make check-install, man renders them), the Debian package
 	# (make check-deb: git ls-files, dpkg-buildpackage's build-essential)
 	scdoc man-db debhelper dpkg-dev build-essential git
@@ -102,9 +105,11 @@ done
 if [ ${#unavailable[@]} -gt 0 ]; then
 	echo "install-deps: not in apt's sources: ${unavailable[*]}" >&2
 	if [[ " ${unavailable[*]} " == *" linux-source-6.12 "* ]]; then
+		secmirror=$(bash "$top/scripts/debian-mirror.sh" -s 2>/dev/null) ||
+			secmirror="YOUR-DEBIAN-MIRROR/debian-security"
 		echo "install-deps: linux-source-6.12 is in bookworm-security:" \
-			"add 'deb http://deb.debian.org/debian-security" \
-			"bookworm-security main' to /etc/apt/sources.list" >&2
+			"add 'deb $secmirror bookworm-security main'" \
+			"to /etc/apt/sources.list" >&2
 	fi
 	exit 1
 fi

@@ -10,12 +10,14 @@ For each TARGET (build/fuzz/NAME):
    (default tests/fuzz/corpus/NAME/), is run once: an input that once
    failed must pass for good;
 2. then a bounded run.  By default (make check) it is repeatable: a fixed
-   seed, at most N runs (--runs, default 200000) and SECONDS, from a fresh
-   work corpus (build/fuzz/NAME.work/) over the seeds in
+   seed and N runs (--runs, default 200000), no clock (a slow machine
+   makes the same runs, later; SECONDS only bounds a hang, times ten),
+   from a fresh work corpus (build/fuzz/NAME.work/) over the seeds in
    build/fuzz/NAME.corpus/ and the regression corpus, which it does not
    change: the same binary and seeds make the same run, so an unrelated
-   change does not turn it red by luck.  --explore (make fuzz): a fresh
-   seed each time, SECONDS only, growing build/fuzz/NAME.corpus/.
+   change does not turn it red by luck; a run that made fewer runs fails.
+   --explore (make fuzz): a fresh seed each time, SECONDS only, growing
+   build/fuzz/NAME.corpus/.
 
 An input that fails is kept in build/fuzz/artifacts/NAME/ and printed in
 the log in base64 with the command that replays it, so that a CI log alone
@@ -75,21 +77,26 @@ def fuzz(exe, name, seconds, runs, explore, corpus_root):
     shutil.rmtree(art, ignore_errors=True)
     os.makedirs(art)
     os.makedirs(seeds, exist_ok=True)
-    cmd = [exe, '-max_len=%d' % MAX_LEN, '-max_total_time=%d' % seconds,
-           '-artifact_prefix=%s/' % art]
+    cmd = [exe, '-max_len=%d' % MAX_LEN, '-artifact_prefix=%s/' % art]
     if explore:
+        cmd += ['-max_total_time=%d' % seconds]
         dirs = [seeds]  # new inputs are kept there, for the next run
+        guard = seconds + 300
     else:
         work = os.path.join('build', 'fuzz', name + '.work')
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work)
         cmd += ['-seed=%d' % FIXED_SEED, '-runs=%d' % runs]
         dirs = [work, seeds]  # libFuzzer writes to the first only
+        guard = 10 * seconds + 300
     dirs += [regress] if os.path.isdir(regress) else []
     proc = subprocess.run(cmd + dirs, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True,
-                          errors='replace', timeout=seconds + 300)
+                          errors='replace', timeout=guard)
     done = re.findall(r'Done (\d+) runs', proc.stdout)
+    if proc.returncode == 0 and done and not explore and \
+            int(done[-1]) < runs:
+        return ['%s runs of the %d asked' % (done[-1], runs)], None
     if proc.returncode == 0 and done:
         return [], done[-1]
     sys.stdout.write(proc.stdout[-6000:])

@@ -26,6 +26,11 @@ def main():
         if proc.returncode != 0 and n_bad == 0:
             print('%s: exited with %d' % (name, proc.returncode))
             n_bad = 1
+        elif not ok and n_bad == 0:
+            # cmocka ends every group with its PASSED line: it did not run
+            print('%s: exit %d without cmocka\'s "[  PASSED  ]" line' % (
+                name, proc.returncode))
+            n_bad = 1
         passed += n_ok
         failed += n_bad
     print('unit: %d passed, %d failed' % (passed, failed))

@@ -50,6 +50,7 @@ from compare_reports import (check_raw_kernel, compare,  # noqa: E402
 from elf_mutate import ElfImage, build_id_note, set_build_id  # noqa: E402
 from fault_server import FaultServer  # noqa: E402
 from server_testcase import ServerTestCase, run_main  # noqa: E402
+from tui import CRASH_RE  # noqa: E402
 from vmlinux_fixture import clean_env, derived_build_id  # noqa: E402
 
 BUILD = 'build'
@@ -390,6 +391,8 @@ class HostileTest(ServerTestCase):
             deadline = time.monotonic() + 20
             while proc.poll() is None and time.monotonic() < deadline:
                 seen += self.read_until(master, proc, None, 0.2)
+            # what it wrote last, before it ended
+            seen += self.read_until(master, proc, None, 1)
             self.assertEqual(proc.poll(), 0, 'perf did not end normally '
                              'after q: %r' % seen[-2000:])
         finally:
@@ -399,6 +402,8 @@ class HostileTest(ServerTestCase):
             os.close(master)
         text = re.sub(r'\x1b(\[[0-9;?]*[A-Za-z]|[()][0-9A-B])', '\n',
                       seen.decode(errors='replace'))
+        # perf's TUI exits 0 after a crash it caught: read what it wrote
+        self.assertIsNone(CRASH_RE.search(text), text[-2000:])
         self.assertIn('build ID %s: debuginfo from %s rejected: %s'
                       % (d.build_id, self.server.url, d.why), text)
         self.assertRegex(text, r'\[k\] 0xffff')

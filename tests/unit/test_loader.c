@@ -23,12 +23,12 @@
 #include "symprov_buildid.h"
 #include "symprov_loader.h"
 
-#define MAX_LINES 64
 #define MAX_CONFIG 16
 
 struct test_host {
-	char *lines[MAX_LINES];
-	int levels[MAX_LINES];
+	/* every line logged: a check reads them all */
+	char **lines;
+	int *levels;
 	int nr_lines;
 	const char *keys[MAX_CONFIG];
 	const char *values[MAX_CONFIG];
@@ -44,13 +44,15 @@ static char tp_path_buf[PATH_MAX];
 static void th_log(void *data, int level, const char *provider, const char *msg)
 {
 	struct test_host *h = data;
+	size_t n = (size_t)h->nr_lines + 1;
 	char *line;
 
-	if (h->nr_lines == MAX_LINES)
-		return;
-	if (asprintf(&line, "%s%s%s", provider ?: "", provider ? ": " : "",
-		     msg) < 0)
-		return;
+	h->lines = realloc(h->lines, n * sizeof(*h->lines));
+	h->levels = realloc(h->levels, n * sizeof(*h->levels));
+	assert_non_null(h->lines);
+	assert_non_null(h->levels);
+	assert_true(asprintf(&line, "%s%s%s", provider ?: "",
+			     provider ? ": " : "", msg) >= 0);
 	h->levels[h->nr_lines] = level;
 	h->lines[h->nr_lines++] = line;
 }
@@ -124,6 +126,8 @@ static int teardown(void **state)
 	(void)state;
 	for (i = 0; i < th.nr_lines; i++)
 		free(th.lines[i]);
+	free(th.lines);
+	free(th.levels);
 	memset(&th, 0, sizeof(th));
 	return 0;
 }

@@ -51,10 +51,13 @@ static void test_newer_nonzero_tail_refused(void **state)
 	struct symprov_request got;
 
 	(void)state;
+	memset(&got, 0xaa, sizeof(got));
 	assert_int_equal(
 		symprov_copy_struct(&got, sizeof(got), &v2, v2.v1.size), -1);
-	/* nothing half-copied */
+	/* nothing half-copied: what was there is gone too */
+	assert_int_equal(got.size, 0);
 	assert_int_equal(got.kind, 0);
+	assert_null(got.dso_name);
 }
 
 static void test_nonsense_sizes(void **state)
@@ -62,7 +65,9 @@ static void test_nonsense_sizes(void **state)
 	struct symprov_request req = { .size = 0 }, got;
 
 	(void)state;
+	memset(&got, 0xaa, sizeof(got));
 	assert_int_equal(symprov_copy_struct(&got, sizeof(got), &req, 0), -1);
+	assert_int_equal(got.kind, 0);
 	assert_int_equal(symprov_copy_struct(&got, sizeof(got), &req, 3), -1);
 	assert_int_equal(symprov_copy_struct(&got, sizeof(got), &req,
 					     SYMPROV_STRUCT_MAX_SIZE + 1),
