@@ -196,8 +196,11 @@ check-perf-glue:
 # libsymprov.so.1, it opens it when providers are configured (run_e2e.py's
 # dlopen step shows the rest): no provider, no load, the dynamic loader
 # says (scripts/check-output.sh: a check that fails when its command does).
-check-perf-series: perf
-	SKIP_LAST=1 bash scripts/perf-series.sh build-each
+# build-each's last step is the combined patch's tree: make perf's binary
+# (build-perf.sh keeps each one by what it was built of).
+check-perf-series: all
+	bash scripts/perf-series.sh build-each
+	bash scripts/build-perf.sh
 	bash scripts/perf-series.sh test build/perf/perf
 	bash scripts/check-output.sh -n -c 'NEEDED.*libc\.so' \
 		'NEEDED.*libsymprov' -- readelf -d build/perf/perf
@@ -245,14 +248,22 @@ check:
 	@bash scripts/install-deps.sh --for 'make check' all
 	@$(MAKE) --no-print-directory check-all
 
-# perf report on a profile of a kernel that is not installed (root).
-check-e2e: all perf $(TP_DIR)/libtp_perfsym.so
+# perf report on a profile of a kernel that is not installed (root); the
+# data types' suite, most of its time perf's work, and the dead server's,
+# most of its time waiting, are targets of their own, for make -j2.
+check-e2e: check-e2e-main check-e2e-types check-e2e-down
+
+check-e2e-main: all perf $(TP_DIR)/libtp_perfsym.so
 	@$(PYTHON) tests/e2e/run_e2e.py
 	@$(PYTHON) tests/e2e/run_symbols_e2e.py
 	@$(PYTHON) tests/e2e/run_objects_e2e.py
-	@$(PYTHON) tests/e2e/run_types_e2e.py
-	@$(PYTHON) tests/e2e/run_down_e2e.py
 	@$(PYTHON) tests/e2e/run_vmlinux_crashes.py
+
+check-e2e-types: all perf
+	@$(PYTHON) tests/e2e/run_types_e2e.py
+
+check-e2e-down: all perf
+	@$(PYTHON) tests/e2e/run_down_e2e.py
 
 include install.mk
 
@@ -270,7 +281,7 @@ include bench/bench.mk
 
 .PHONY: check-abi abi-baseline bench perf perf-6.12 check-perf-glue check-perf-series check-perf-variants \
 	check-perf-6.12 check-perf-test \
-	check-e2e demo check FORCE
+	check-e2e check-e2e-main check-e2e-types check-e2e-down demo check FORCE
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 

@@ -4,7 +4,7 @@
 # linux-source-7.3 with perf-glue.patch, or with PERF_VERSION=6.12 that of
 # linux-source-6.12 with perf-glue-6.12.patch (scripts/perf-source.sh).
 #
-#   scripts/build-perf.sh [-o OUTDIR] [-f] [-n] [-a PATCH|none]... [MAKEVAR=value...]
+#   scripts/build-perf.sh [-o OUTDIR] [-f] [-k] [-n] [-a PATCH|none]... [MAKEVAR=value...]
 #   scripts/build-perf.sh -p    print the Debian packages it needs, and exit
 #
 # -a applies PATCH (repeat it: in order) instead of the combined patch, e.g.
@@ -12,7 +12,15 @@
 # builds the stock perf that make bench compares with.
 # OUTDIR (default build/perf, build/perf-6.12 for 6.12) gets the perf binary,
 # OUTDIR-src the patched source and OUTDIR-obj the objects, kept for
-# incremental builds.  The build is skipped when OUTDIR/perf comes from the
+# incremental builds.  The files of the tarball perf needs are extracted
+# once, into build/perf-source/ (the whole xz stream is decompressed for
+# them: 19 s), and copied to OUTDIR-src for each build.  With -k, an
+# OUTDIR-src whose patches are the first of the PATCHes is kept and the
+# others applied on it: a step of the series after the one before it.
+# Each perf built is kept in build/perf-store/, by what it was built of
+# (the source, the make variables, the files the patches change as they
+# came out): a build of the same tree takes it from there (stock perf is
+# the series' first step, the combined patch's perf its last).  The build is skipped when OUTDIR/perf comes from the
 # same source package version, patch and make variables (OUTDIR/.stamp);
 # -f builds anyway.  MAKEVARs go to perf's make, e.g. NO_LIBDW=1.  perf is
 # built without libsymprov, which it opens at run time when providers are
@@ -30,6 +38,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 patchfiles=()
 outdir=$default_outdir
 force=
+keep=
 rpath=1
 
 # Without these perf does not build at all.  linux-source-7.3 is fetched
@@ -51,10 +60,11 @@ die() {
 	exit 1
 }
 
-while getopts "o:fna:p" opt; do
+while getopts "o:fkna:p" opt; do
 	case $opt in
 	o) outdir=$(mkdir -p "$OPTARG" && cd "$OPTARG" && pwd) ;;
 	f) force=1 ;;
+	k) keep=1 ;;
 	n) rpath= ;;
 	a) if [ "$OPTARG" = none ]; then
 		patchfiles+=(/dev/null)
@@ -66,7 +76,7 @@ while getopts "o:fna:p" opt; do
 			"${wanted[@]}" | sort -u
 		exit 0
 		;;
-	*) die "usage: build-perf.sh [-o OUTDIR] [-f] [-n] [-a PATCH|none]... [-p] [MAKEVAR=value...]" ;;
+	*) die "usage: build-perf.sh [-o OUTDIR] [-f] [-k] [-n] [-a PATCH|none]... [-p] [MAKEVAR=value...]" ;;
 	esac
 done
 [ ${#patchfiles[@]} -gt 0 ] || patchfiles=("$combined")
@@ -121,6 +131,52 @@ patched_files() {
 	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$@"
 }
 
+# What a source tree was given: the tarball's files, then the sum of each
+# of @patchfiles, one a line.
+patch_sums() {
+	local p
+
+	basename "$pristine"
+	for p in "${patchfiles[@]}"; do
+		[ -s "$p" ] || continue
+		sha256sum <"$p" | cut -d' ' -f1
+	done
+}
+
+# The key of what this build makes: the stamp but for the patch, and the
+# files the patches change, as they are now in the source tree.  The
+# series' first step and stock perf have the same, and so do its last step
+# and the combined patch.
+tree_key() {
+	local f
+
+	{
+		sed '/^patch /d' <<<"$stamp"
+		patched_files "${patchfiles[@]}" | sort -u | while read -r f; do
+			if [ -e "$srcdir/$f" ]; then
+				printf '%s %s\n' "$(sha256sum <"$srcdir/$f" |
+					cut -d' ' -f1)" "$f"
+			else
+				printf 'absent %s\n' "$f"
+			fi
+		done
+	} | sha256sum | cut -d' ' -f1
+}
+
+# perf and its test's provider from @1, a build's object directory or a
+# stored one, into @outdir, with its stamp
+install_perf() {
+	rm -f "$outdir/perf" "$outdir/.stamp"
+	cp "$1/perf" "$outdir/perf"
+	# the provider of perf test 'Symbol providers', found beside perf
+	rm -rf "$outdir/tests/symprov"
+	if [ -d "$1/tests/symprov" ]; then
+		mkdir -p "$outdir/tests"
+		cp -r "$1/tests/symprov" "$outdir/tests/symprov"
+	fi
+	echo "$stamp" >"$outdir/.stamp"
+}
+
 install_packages
 tarball=$(perf_source_tarball) || die "no $source_package source"
 [ -r "$tarball" ] || die "$tarball not found"
@@ -148,19 +204,41 @@ if [ -f "$objdir/.stamp" ] &&
 fi
 mkdir -p "$outdir" "$objdir"
 
-echo "build-perf: extracting $(basename "$tarball")" >&2
-rm -rf "$srcdir"
-mkdir -p "$srcdir"
-srcname=$(basename "$tarball")
-srcname=${srcname%.tar.*}
-tar -xJf "$tarball" -C "$srcdir" --strip-components=1 \
-	"$srcname/Makefile" "$srcname/arch" "$srcname/include" \
-	"$srcname/kernel" "$srcname/lib" "$srcname/scripts" "$srcname/tools"
+# The source: a fresh copy, or with -k the tree of the build before,
+# given the patches it lacks
+pristine=$(perf_source_tree "$tarball") ||
+	die "cannot extract $(basename "$tarball")"
+mapfile -t given < <(patch_sums)
+applied=0
+if [ -n "$keep" ] && [ -f "$srcdir/.symprov-patches" ] &&
+	[ "$(printf '%s\n' "${given[@]}" |
+		head -n "$(wc -l <"$srcdir/.symprov-patches")")" = \
+		"$(cat "$srcdir/.symprov-patches")" ]; then
+	applied=$(($(wc -l <"$srcdir/.symprov-patches") - 1))
+else
+	rm -rf "$srcdir"
+	cp -a "$pristine" "$srcdir"
+fi
+# a tree a patch failed on is copied afresh the next time
+rm -f "$srcdir/.symprov-patches"
+nonempty=()
 for p in "${patchfiles[@]}"; do
-	[ -s "$p" ] || continue
+	[ -s "$p" ] && nonempty+=("$p")
+done
+for p in "${nonempty[@]:$applied}"; do
 	patch -p1 -s -F0 -N --no-backup-if-mismatch -r - -d "$srcdir" <"$p" ||
 		die "${p##*/} does not apply to $(basename "$tarball")"
 done
+printf '%s\n' "${given[@]}" >"$srcdir/.symprov-patches"
+
+# The same tree built before, by another step or target: its perf
+store=$top/build/perf-store/$(tree_key)
+if [ -z "$force" ] && [ -x "$store/perf" ]; then
+	install_perf "$store"
+	echo "build-perf: ${outdir#"$top"/}/perf is the one built from the" \
+		"same tree (${store#"$top"/})" >&2
+	exit 0
+fi
 
 # What a patch ever changed in this object directory is rebuilt when it
 # is not what the last build here compiled (a patch more, or one less);
@@ -190,12 +268,15 @@ rm -f "$outdir/perf" "$outdir/.stamp"
 make -C "$srcdir/tools/perf" O="$objdir" -j"$(nproc)" "${makevars[@]}"
 mv "$objdir/.patched-sums.new" "$objdir/.patched-sums"
 echo "$stamp" >"$objdir/.stamp"
-cp "$objdir/perf" "$outdir/perf"
-# the provider of perf test 'Symbol providers', found beside perf
-rm -rf "$outdir/tests/symprov"
-if [ -d "$objdir/tests/symprov" ]; then
-	mkdir -p "$outdir/tests"
-	cp -r "$objdir/tests/symprov" "$outdir/tests/symprov"
+install_perf "$objdir"
+# for a build of the same tree, elsewhere
+rm -rf "$store.tmp"
+mkdir -p "$store.tmp"
+cp -a "$outdir/perf" "$store.tmp/perf"
+if [ -d "$outdir/tests/symprov" ]; then
+	mkdir -p "$store.tmp/tests"
+	cp -r "$outdir/tests/symprov" "$store.tmp/tests/symprov"
 fi
-echo "$stamp" >"$outdir/.stamp"
+rm -rf "$store"
+mv -T "$store.tmp" "$store"
 echo "build-perf: built ${outdir#"$top"/}/perf" >&2

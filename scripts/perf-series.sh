@@ -33,9 +33,11 @@
 #                                (V: PERF_VERSION); N
 #                                defaults to the patch that hooks into
 #                                util/symbol.c
-#   perf-series.sh build-each    build perf after each patch, one after the
-#                                other in one object directory
-#                                (build/perf-each-V)
+#   perf-series.sh build-each    build perf without the series, then after
+#                                each patch, one after the other in one
+#                                object directory (build/perf-each-V),
+#                                each patch applied on the tree of the
+#                                step before
 #   perf-series.sh port OLD NEW DIR
 #                                merge into DIR's work tree (3-way, by file)
 #                                what changed in the tree from the combined
@@ -109,21 +111,21 @@ patches() {
 	done
 }
 
-# Extract the top directories $2... of the tarball into $1, and commit
-# tools/ there as "base".
+# Copy the top directories $2... of the tarball's files into $1, and
+# commit tools/ there as "base".
 make_base() {
-	local dir=$1 tarball srcname
+	local dir=$1 tarball source d
 	shift
 
 	tarball=$(perf_source_tarball) || die "no $source_package source"
 	[ -r "$tarball" ] ||
 		die "$tarball not found (apt-get install $source_package)"
-	srcname=$(basename "$tarball")
-	srcname=${srcname%.tar.*}
+	source=$(perf_source_tree "$tarball") ||
+		die "cannot extract from $tarball"
 	mkdir -p "$dir"
-	echo "perf-series.sh: extracting $(basename "$tarball")" >&2
-	tar -xJf "$tarball" -C "$dir" --strip-components=1 \
-		"${@/#/$srcname/}" || die "cannot extract from $tarball"
+	for d in "$@"; do
+		cp -a "$source/$d" "$dir/" || die "no $d in $tarball"
+	done
 	tree=$dir
 	g init -q -b series
 	g config user.name "$sender"
@@ -420,23 +422,24 @@ check_no_libsymprov_build() {
 
 # Build perf after each patch, in one object directory: each step builds.
 do_build_each() {
-	local out=$top/build/perf-each-$perf_version p n=0 args=() last
+	local out=$top/build/perf-each-$perf_version p n=0 args=()
 
-	# The whole series is perf-glue.patch (check), which make perf builds:
-	# with SKIP_LAST=1 the last step is left to it.
-	last=$(patches | wc -l)
-	[ -z "${SKIP_LAST:-}" ] || last=$((last - 1))
+	# stock perf first: the tree each patch is applied on (and, kept by
+	# build-perf.sh, the stock perf of the other checks); the last step
+	# is the combined patch's perf, which make perf then takes
+	echo "perf-series.sh: building perf without the series" >&2
+	bash "$top/scripts/build-perf.sh" -k -o "$out" -a none ||
+		die "perf does not build without the series"
 	while read -r p; do
-		[ "$n" -lt "$last" ] || break
 		n=$((n + 1))
 		args+=(-a "$p")
 		echo "perf-series.sh: building perf with patches 1-$n," \
 			"up to ${p##*/}" >&2
-		bash "$top/scripts/build-perf.sh" -o "$out" "${args[@]}" ||
+		bash "$top/scripts/build-perf.sh" -k -o "$out" "${args[@]}" ||
 			die "perf does not build with patches 1-$n (${p##*/})"
 	done < <(patches)
-	echo "perf series: perf builds after each of the first $n patches" \
-		"of $(patches | wc -l)"
+	echo "perf series: perf builds without the series and after each of" \
+		"its $n patches"
 }
 
 # The first patch that changes util/symbol.c: where perf starts asking.

@@ -8,7 +8,9 @@
 #                 provider and has no such test
 #   nolibsymprov  without the rpath to this tree's library, as on a machine
 #                 where libsymprov is not installed: as stock perf 7.3
-#                 (tests/e2e/run_stock_equal.py)
+#                 (tests/e2e/run_stock_equal.py); the rpath is all that
+#                 build-perf.sh -n changes, so it is make perf's binary
+#                 with its rpath removed
 #   clang         7.3 and 6.12 built with clang, whose -Wthread-safety
 #                 checks perf's lock annotations (-Werror): the providers
 #                 asked under no dso->lock
@@ -42,7 +44,10 @@ variant_nolibelf() {
 }
 
 variant_nolibsymprov() {
-	"${build[@]}" -n -o build/perf-nolibsymprov &&
+	"${build[@]}" &&
+		mkdir -p build/perf-nolibsymprov &&
+		cp build/perf/perf build/perf-nolibsymprov/perf &&
+		patchelf --remove-rpath build/perf-nolibsymprov/perf &&
 		"${build[@]}" -o build/perf-stock -a none &&
 		python3 tests/e2e/run_stock_equal.py \
 			--stock build/perf-stock/perf \

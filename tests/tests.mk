@@ -280,19 +280,24 @@ lint:
 	@echo "lint: cppcheck and clang-tidy clean"
 
 # Everything: the plain build and its tests, the static checkers,
-# valgrind, a short fuzz run, the patch's freshness, then the tests again
-# under ASan+UBSan, the threaded ones under TSan, and perf end to end.
-# (`make check` runs it once the packages are installed.)
-check-all: test check-foreign-root check-privilege lint check-abi check-valgrind check-fuzz check-perf-glue \
-	check-install check-deb check-hostile check-fuzz-perf
-	$(MAKE) SAN=1 test
-	$(MAKE) TSAN=1 test-threads
-	$(MAKE) check-e2e
-	$(MAKE) check-perf-6.12
-	$(MAKE) check-perf-series
-	$(MAKE) check-perf-variants
-	$(MAKE) check-perf-test
-	$(MAKE) check-perfcache-stock
+# valgrind, a short fuzz run, the patch's freshness, perf after each patch
+# of the series, then the tests again under ASan+UBSan, the threaded ones
+# under TSan, and perf end to end.  (`make check` runs it once the
+# packages are installed.)  Each part is timed, and the times printed at
+# the end (scripts/check-times.sh).  Parts joined by + run side by side
+# (make -j2): suites that mostly wait for servers and timeouts beside
+# ones that compute; perf is built alone.  The series comes before what
+# needs perf: its first step is stock perf and its last make perf's.
+CHECK_PARTS := \
+	'check-unit+check-integration+check-faults+lint+check-abi+check-privilege' \
+	'check-foreign-root+check-valgrind+check-fuzz+check-perf-glue' \
+	check-perf-series check-install check-deb check-hostile \
+	check-fuzz-perf 'SAN=1 check-unit+check-integration+check-faults' \
+	'TSAN=1 test-threads' check-e2e-main 'check-e2e-types+check-e2e-down' \
+	check-perf-6.12 check-perf-variants check-perf-test \
+	check-perfcache-stock
+check-all:
+	@MAKE='$(MAKE)' bash scripts/check-times.sh -j 2 $(CHECK_PARTS)
 
 .PHONY: check-all test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint check-hostile \
 	check-foreign-root check-perfcache-stock check-perfcache-stock-6.12 \

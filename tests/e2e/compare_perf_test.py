@@ -7,7 +7,7 @@ it: no test worse, and the series' own test cases passing.
 
 Each perf runs its whole `perf test` from its own source tree
 (OUTDIR-src/tools/perf, where scripts/build-perf.sh leaves it), so that
-the shell tests are found, with an empty HOME.  A test the series does
+the shell tests are found, with an empty HOME; the two side by side.  A test the series does
 not pass (it fails, prints no result, or skips where the stock perf
 passes) is run alone again on both perfs, three times: it is worse when
 the series fails it more often than the stock perf over those reruns
@@ -20,6 +20,7 @@ failed".
 """
 
 import argparse
+import concurrent.futures
 import os
 import re
 import subprocess
@@ -106,7 +107,10 @@ def main(argv=None):
             print('compare_perf_test: CANNOT RUN: no source tree beside %s'
                   % perf, file=sys.stderr)
             return 2
-    stock, mine = perf_test(args.stock), perf_test(args.perf)
+    # side by side: a test that fails under the load of the other is run
+    # alone again below
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        stock, mine = pool.map(perf_test, (args.stock, args.perf))
     if not stock or not mine:
         print('compare_perf_test: perf test printed no result',
               file=sys.stderr)

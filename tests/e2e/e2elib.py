@@ -216,6 +216,23 @@ class Checks:
         os.makedirs(d)
         return d
 
+    def missing(self, tools, files=()):
+        """Why a suite that records system-wide with this perf cannot run:
+        not root (perf record -a), a tool of TOOLS not in PATH, a file of
+        FILES (of the build) or perf missing."""
+        why = []
+        if os.geteuid() != 0:
+            why.append("not root: perf record -a needs it")
+        for tool in tools:
+            if not shutil.which(tool):
+                why.append("%s not found in PATH" % tool)
+        for f in files:
+            if not os.access(f, os.R_OK):
+                why.append("no %s (make)" % f)
+        if not os.access(self.perf, os.X_OK):
+            why.append("no perf at %s (make perf)" % self.perf)
+        return why
+
     def cannot_start(self, name):
         """Log the work directory; True after saying loudly why the NAME
         checks cannot run (a failure), when preflight() gives reasons."""

@@ -144,18 +144,10 @@ class Runner(Checks):
         self.dead = None
 
     def preflight(self):
-        why = []
-        if os.geteuid() != 0:
-            why.append('not root: perf record -a needs it')
-        for tool in ('gcc', 'ld', 'objcopy', 'strip', 'debuginfod', 'tmux'):
-            if not shutil.which(tool):
-                why.append('%s not found in PATH' % tool)
-        for f in (self.symprov, os.path.join(self.build, 'lib', PROVIDER)):
-            if not os.access(f, os.R_OK):
-                why.append('no %s (make)' % f)
-        if not os.access(self.perf, os.X_OK):
-            why.append('no perf at %s (make perf)' % self.perf)
-        return why
+        return self.missing(('gcc', 'ld', 'objcopy', 'strip', 'debuginfod',
+                             'tmux'),
+                            (self.symprov,
+                             os.path.join(self.build, 'lib', PROVIDER)))
 
     # the profile ----------------------------------------------------------
     def step_profile(self):
