@@ -210,7 +210,7 @@ static long long dip_announced_size(debuginfod_client *client)
 	char *end;
 
 	for (; h && *h; h = strchr(h, '\n') ? strchr(h, '\n') + 1 : "") {
-		if (strncasecmp(h, name, sizeof(name) - 1))
+		if (strncasecmp(h, name, sizeof(name) - 1) != 0)
 			continue;
 		h += sizeof(name) - 1;
 		h += strspn(h, " \t");
