@@ -8,9 +8,13 @@
 # A GROUP is one make invocation: its words are targets and variables
 # ("SAN=1 test"); one of several targets ("check-a+check-b") runs them with
 # make -j N (default 1), side by side, each one's output kept together
-# (make -O).  It stops at the first group that
-# fails.  At the end, and at that failure, a table: each group's seconds
-# and the total, for the log.  $MAKE is the make to run.
+# (make -O).  A group "&TARGET" runs in the background at the lowest
+# priority (nice 19), its output in build/check-TARGET.log: it takes the
+# processors only while the groups after it wait (for servers, timeouts,
+# perf record); "wait" waits for it, and fails if it failed.  It stops at
+# the first group that fails.  At the end, and at that failure, a table:
+# each group's seconds and the total, for the log.  $MAKE is the make to
+# run.
 set -uo pipefail
 
 jobs=1
@@ -21,6 +25,9 @@ fi
 make=${MAKE:-make}
 names=()
 times=()
+bg_pid=
+bg_name=
+bg_start=
 start=$(date +%s)
 
 report() {
@@ -33,19 +40,61 @@ report() {
 	printf '  %6d s  in all\n' $(($(date +%s) - start))
 }
 
+# the background group's end: 0, or its exit status after its log
+wait_background() {
+	local status
+
+	[ -n "$bg_pid" ] || return 0
+	wait "$bg_pid"
+	status=$?
+	names+=("$bg_name (in the background, until waited for)")
+	times+=($(($(date +%s) - bg_start)))
+	if [ $status -ne 0 ]; then
+		cat "build/check-${bg_name#&}.log"
+	fi
+	bg_pid=
+	return $status
+}
+
+stop_background() {
+	[ -z "$bg_pid" ] || kill -- "-$bg_pid" 2>/dev/null
+}
+trap stop_background EXIT
+
+fail() {
+	report
+	echo "make check: $1 failed (exit $2)" >&2
+	exit "$2"
+}
+
 for group in "$@"; do
+	t=$(date +%s)
+	case $group in
+	wait)
+		wait_background || fail "$bg_name" $?
+		continue
+		;;
+	"&"*)
+		mkdir -p build
+		bg_name=$group
+		bg_start=$t
+		# a process group of its own, to be stopped whole
+		setsid nice -n 19 "$make" --no-print-directory "${group#&}" \
+			>"build/check-${group#&}.log" 2>&1 &
+		bg_pid=$!
+		echo "make check: ${group#&} in the background" \
+			"(build/check-${group#&}.log)"
+		continue
+		;;
+	esac
 	read -ra words <<<"${group//+/ }"
 	par=()
 	[ "$group" = "${group//+/}" ] || par=(-j "$jobs" -O)
-	t=$(date +%s)
 	"$make" --no-print-directory "${par[@]}" "${words[@]}"
 	status=$?
 	names+=("$group")
 	times+=($(($(date +%s) - t)))
-	if [ $status -ne 0 ]; then
-		report
-		echo "make check: $group failed (exit $status)" >&2
-		exit $status
-	fi
+	[ $status -eq 0 ] || fail "$group" $status
 done
+wait_background || fail "$bg_name" $?
 report

@@ -15,10 +15,11 @@
 #                 checks perf's lock annotations (-Werror): the providers
 #                 asked under no dso->lock
 #
-#   scripts/perf-variants.sh [VARIANT...]   (default: all of them)
+#   scripts/perf-variants.sh [-b] [VARIANT...]   (default: all of them)
 #
 # Each variant is built (scripts/build-perf.sh, in build/perf-VARIANT) and
-# checked on its own: one failing does not stop the others.  Ends with
+# checked on its own: one failing does not stop the others.  -b builds
+# them and checks nothing (make perf-builds, ahead of the checks).  Ends with
 # "perf variants: N passed, N failed" of those that ran; exit 0 when all
 # passed.
 set -uo pipefail
@@ -26,51 +27,60 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 build=(bash scripts/build-perf.sh)
-tests_list() {
-	bash scripts/check-output.sh "$@"
+
+build_nodwarf() {
+	"${build[@]}" -o build/perf-nodwarf NO_DWARF=1 NO_LIBDEBUGINFOD=1
+}
+check_nodwarf() {
+	bash scripts/check-output.sh -c '^ *1: ' 'Symbol providers' -- \
+		build/perf-nodwarf/perf test list
 }
 
-variant_nodwarf() {
-	"${build[@]}" -o build/perf-nodwarf NO_DWARF=1 NO_LIBDEBUGINFOD=1 &&
-		tests_list -c '^ *1: ' 'Symbol providers' -- \
-			build/perf-nodwarf/perf test list
-}
-
-variant_nolibelf() {
+build_nolibelf() {
 	"${build[@]}" -o build/perf-nolibelf NO_LIBELF=1 NO_DWARF=1 \
-		NO_LIBDEBUGINFOD=1 &&
-		tests_list -n -c '^ *1: ' 'Symbol providers' -- \
-			build/perf-nolibelf/perf test list
+		NO_LIBDEBUGINFOD=1
+}
+check_nolibelf() {
+	bash scripts/check-output.sh -n -c '^ *1: ' 'Symbol providers' -- \
+		build/perf-nolibelf/perf test list
 }
 
-variant_nolibsymprov() {
-	"${build[@]}" &&
+build_nolibsymprov() {
+	"${build[@]}" && "${build[@]}" -o build/perf-stock -a none &&
 		mkdir -p build/perf-nolibsymprov &&
 		cp build/perf/perf build/perf-nolibsymprov/perf &&
-		patchelf --remove-rpath build/perf-nolibsymprov/perf &&
-		"${build[@]}" -o build/perf-stock -a none &&
-		python3 tests/e2e/run_stock_equal.py \
-			--stock build/perf-stock/perf \
-			--perf build/perf-nolibsymprov/perf
+		patchelf --remove-rpath build/perf-nolibsymprov/perf
+}
+check_nolibsymprov() {
+	python3 tests/e2e/run_stock_equal.py --stock build/perf-stock/perf \
+		--perf build/perf-nolibsymprov/perf
 }
 
-variant_clang() {
+build_clang() {
 	"${build[@]}" -o build/perf-clang CC=clang &&
 		PERF_VERSION=6.12 "${build[@]}" -o build/perf-6.12-clang \
 			CC=clang
 }
+check_clang() {
+	:  # it built, with -Werror
+}
 
+build_only=
+if [ "${1:-}" = -b ]; then
+	build_only=1
+	shift
+fi
 variants=("$@")
 [ ${#variants[@]} -gt 0 ] || variants=(nodwarf nolibelf nolibsymprov clang)
 passed=()
 failed=()
 for v in "${variants[@]}"; do
-	if ! declare -F "variant_$v" >/dev/null; then
+	if ! declare -F "build_$v" >/dev/null; then
 		echo "perf-variants: no variant $v" >&2
 		exit 2
 	fi
 	echo "perf-variants: --- $v"
-	if "variant_$v"; then
+	if "build_$v" && { [ -n "$build_only" ] || "check_$v"; }; then
 		passed+=("$v")
 	else
 		failed+=("$v")
@@ -78,5 +88,9 @@ for v in "${variants[@]}"; do
 	fi
 done
 [ ${#failed[@]} -eq 0 ] || echo "perf variants failed: ${failed[*]}"
-echo "perf variants: ${#passed[@]} passed, ${#failed[@]} failed"
+if [ -n "$build_only" ]; then
+	echo "perf variants: ${#passed[@]} built, ${#failed[@]} failed"
+else
+	echo "perf variants: ${#passed[@]} passed, ${#failed[@]} failed"
+fi
 [ ${#failed[@]} -eq 0 ]

@@ -237,9 +237,13 @@ check-objects-deb: all perf
 	@$(PYTHON) tests/e2e/run_types_e2e.py \
 		--real-deb "$(SYMPROV_KERNEL_DBG_DEB)"
 
-# Server faults, local faults, races (root: tmpfs mounts, setpriv).
-check-faults: $(TEST_DEPS)
-	@$(PYTHON) tests/integration/test_faults.py --build $(B)
+# Server faults, local faults, races (root: tmpfs mounts, setpriv); two
+# halves, mostly waiting for timeouts, side by side with make -j2.
+check-faults: check-faults-1 check-faults-2
+
+check-faults-1 check-faults-2: check-faults-%: $(TEST_DEPS)
+	@$(PYTHON) tests/integration/test_faults.py --build $(B) --shard $*/2 \
+		$(TESTS)
 
 # Files with the right build ID and a damaged header or table, through
 # symprov and the patched perf (root: perf record).
@@ -286,20 +290,23 @@ lint:
 # packages are installed.)  Each part is timed, and the times printed at
 # the end (scripts/check-times.sh).  Parts joined by + run side by side
 # (make -j2): suites that mostly wait for servers and timeouts beside
-# ones that compute; perf is built alone.  The series comes before what
-# needs perf: its first step is stock perf and its last make perf's.
+# ones that compute.  The series comes before what needs perf: its first
+# step is stock perf and its last make perf's.  The other perfs
+# (perf-builds) are built in the background at the lowest priority, on
+# the processors the tests leave idle while they wait, and tested after.
 CHECK_PARTS := \
 	'check-unit+check-integration+check-faults+lint+check-abi+check-privilege' \
 	'check-foreign-root+check-valgrind+check-fuzz+check-perf-glue' \
-	check-perf-series check-install check-deb check-hostile \
-	check-fuzz-perf 'SAN=1 check-unit+check-integration+check-faults' \
-	'TSAN=1 test-threads' check-e2e-main 'check-e2e-types+check-e2e-down' \
-	check-perf-6.12 check-perf-variants check-perf-test \
-	check-perfcache-stock
+	check-perf-series '&perf-builds' check-install check-deb \
+	check-hostile check-fuzz-perf \
+	'SAN=1 check-unit+check-integration+check-faults' \
+	'TSAN=1 test-threads' check-e2e-main \
+	'check-e2e-types+check-e2e-down' wait check-perf-6.12 \
+	check-perf-variants check-perf-test check-perfcache-stock
 check-all:
 	@MAKE='$(MAKE)' bash scripts/check-times.sh -j 2 $(CHECK_PARTS)
 
-.PHONY: check-all test test-threads check-unit check-integration check-faults check-valgrind check-privilege lint check-hostile \
+.PHONY: check-all test test-threads check-unit check-integration check-faults check-faults-1 check-faults-2 check-valgrind check-privilege lint check-hostile \
 	check-foreign-root check-perfcache-stock check-perfcache-stock-6.12 \
 	$(INTEGRATION_CHECKS)
 

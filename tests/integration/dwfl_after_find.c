@@ -16,7 +16,8 @@
 
 #include "libsymprov.h"
 
-static int ask(const char *providers, const char *hex)
+/* The session, loaded and asked; it stays until libdw has looked, as perf's */
+static struct symprov_session *ask(const char *providers, const char *hex)
 {
 	struct symprov_session_opts opts = { .size = sizeof(opts),
 					     .host_name = "dwfl_after_find",
@@ -35,13 +36,13 @@ static int ask(const char *providers, const char *hex)
 	req.build_id_len = (uint32_t)i;
 	if (!s || symprov_session_load(s) <= 0) {
 		fprintf(stderr, "dwfl_after_find: no provider loaded\n");
-		return -1;
+		symprov_session_free(s);
+		return NULL;
 	}
 	symprov_session_find(s, &req, &ans);
 	printf("%s\n", ans.status == SYMPROV_FOUND ? "found" : "not found");
 	symprov_answer_fini(&ans);
-	/* the session stays: perf's does until it exits */
-	return 0;
+	return s;
 }
 
 static const Dwfl_Callbacks callbacks = {
@@ -52,26 +53,31 @@ static const Dwfl_Callbacks callbacks = {
 
 int main(int argc, char **argv)
 {
+	struct symprov_session *s = NULL;
+	Dwfl *dwfl = NULL;
 	Dwarf_Addr bias;
 	Dwfl_Module *mod;
-	Dwfl *dwfl;
-	int fd;
+	int fd, ret = 1;
 
 	if (argc != 4) {
 		fprintf(stderr,
 			"usage: dwfl_after_find PROVIDERS BUILD_ID FILE\n");
 		return 2;
 	}
-	if (strcmp(argv[1], "-") && ask(argv[1], argv[2]))
+	if (strcmp(argv[1], "-") && !(s = ask(argv[1], argv[2])))
 		return 1;
 	fd = open(argv[3], O_RDONLY);
-	dwfl = dwfl_begin(&callbacks);
-	if (fd < 0 || !dwfl)
-		return 1;
-	mod = dwfl_report_offline(dwfl, argv[3], argv[3], fd);
-	if (!mod || dwfl_report_end(dwfl, NULL, NULL))
-		return 1;
-	printf("%s\n", dwfl_module_getdwarf(mod, &bias) ? "dwarf" : "no dwarf");
+	if (fd >= 0)
+		dwfl = dwfl_begin(&callbacks);
+	mod = dwfl ? dwfl_report_offline(dwfl, argv[3], argv[3], fd) : NULL;
+	if (mod && !dwfl_report_end(dwfl, NULL, NULL)) {
+		printf("%s\n",
+		       dwfl_module_getdwarf(mod, &bias) ? "dwarf" : "no dwarf");
+		ret = 0;
+	} else if (fd >= 0 && !mod) {
+		close(fd);
+	}
 	dwfl_end(dwfl);
-	return 0;
+	symprov_session_free(s);
+	return ret;
 }

@@ -1269,6 +1269,16 @@ class FaultTest(ServerTestCase):
         self.assert_next_process_finds(bid)
 
 
+def shard(names, k, n):
+    """The Kth of N shares of the tests NAMES (all of them if empty): one
+    in N, in the order of their names."""
+    if not names:
+        suite = unittest.TestLoader().loadTestsFromModule(
+            sys.modules[__name__])
+        names = [t.id().split('.', 1)[1] for s in suite for t in s]
+    return sorted(names)[k - 1::n]
+
+
 def main():
     global BUILD, MEASURED
     ap = argparse.ArgumentParser()
@@ -1277,11 +1287,22 @@ def main():
                     help='run the @product_bug tests as plain tests')
     ap.add_argument('--measure', action='store_true',
                     help='print the exit code and time of each symprov find')
+    ap.add_argument('--shard', metavar='K/N',
+                    help='the Kth of N shares of the tests, one in N by '
+                    'name: make -j runs them side by side')
     ap.add_argument('tests', nargs='*')
     args = ap.parse_args()
     BUILD = os.path.abspath(args.build)
     if args.measure:
         MEASURED = []
+    if args.shard:
+        k, n = (int(x) for x in args.shard.split('/'))
+        named = bool(args.tests)
+        args.tests = shard(args.tests, k, n)
+        if not args.tests:
+            # of the tests named, none is in this share
+            print('faults: shard %s: no test of those named' % args.shard)
+            return 0 if named else 1
     if args.show_bugs:
         for name in PRODUCT_BUGS:
             getattr(FaultTest, name).__unittest_expecting_failure__ = False
