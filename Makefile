@@ -229,10 +229,11 @@ check-perf-variants: all
 	bash scripts/perf-variants.sh
 
 # The perfs that check-perf-6.12 and check-perf-variants test, built ahead
-# (make check builds them in the background, at the lowest priority).
+# (make check builds them in the background, at the lowest priority, from
+# its start); not the no-rpath variant, a copy of make perf's.
 perf-builds: all
 	PERF_VERSION=6.12 bash scripts/build-perf.sh
-	bash scripts/perf-variants.sh -b
+	bash scripts/perf-variants.sh -b nodwarf nolibelf clang
 
 # perf's own perf test with the series: no test worse than with stock
 # perf 7.3 (built by check-perf-variants), the series' test cases passing.

@@ -106,6 +106,14 @@ fetch() {
 
 version=$(cached_version)
 if [ -z "$version" ]; then
+	# one fetch at a time (make check builds two perfs at once): the
+	# others wait for it and take its tarball
+	mkdir -p "$cache"
+	exec 9>"$cache/.lock"
+	flock 9
+	version=$(cached_version)
+fi
+if [ -z "$version" ]; then
 	fetch
 	version=$(cached_version)
 	[ -n "$version" ] || die "nothing in $cache after the fetch"

@@ -292,12 +292,14 @@ lint:
 # (make -j2): suites that mostly wait for servers and timeouts beside
 # ones that compute.  The series comes before what needs perf: its first
 # step is stock perf and its last make perf's.  The other perfs
-# (perf-builds) are built in the background at the lowest priority, on
-# the processors the tests leave idle while they wait, and tested after.
-CHECK_PARTS := \
+# (perf-builds) are built in the background at the lowest priority from
+# the start, once the library is built (two makes must not build it at
+# once), on the processors the tests and perf's serial build steps leave
+# idle, and tested after.
+CHECK_PARTS := all '&perf-builds' \
 	'check-unit+check-integration+check-faults+lint+check-abi+check-privilege' \
 	'check-foreign-root+check-valgrind+check-fuzz+check-perf-glue' \
-	check-perf-series '&perf-builds' check-install check-deb \
+	check-perf-series check-install check-deb \
 	check-hostile check-fuzz-perf \
 	'SAN=1 check-unit+check-integration+check-faults' \
 	'TSAN=1 test-threads' check-e2e-main \

@@ -7,14 +7,17 @@ it: no test worse, and the series' own test cases passing.
 
 Each perf runs its whole `perf test` from its own source tree
 (OUTDIR-src/tools/perf, where scripts/build-perf.sh leaves it), so that
-the shell tests are found, with an empty HOME; the two side by side.  A test the series does
-not pass (it fails, prints no result, or skips where the stock perf
-passes) is run alone again on both perfs, three times: it is worse when
-the series fails it more often than the stock perf over those reruns
-(perf's tests that measure a workload fail now and then under load, with
-either perf).  A run that prints no line under the test's
-name is a failure of that perf; a test the stock perf skips and the
-series fails is worse.  The tests named by --new must be there and pass.
+the shell tests are found, with an empty HOME; the two side by side.  A
+test that both perfs fail in that run fails as often with either and is
+not run again (on a machine without watchpoints or ftrace a dozen do, some
+for minutes).  A test the series does not pass where the stock perf did
+not fail (the series fails it, prints no result, or skips where the stock
+perf passes) is run alone again on both perfs, three times: it is worse
+when the series fails it more often than the stock perf over those
+reruns (perf's tests that measure a workload fail now and then under
+load, with either perf).  A run that prints no line under the test's name
+is a failure of that perf; a test the stock perf skips and the series
+fails is worse.  The tests named by --new must be there and pass.
 Needs root, as perf test's shell tests do; ends with "N passed, N
 failed".
 """
@@ -72,12 +75,23 @@ def perf_test(perf, *args):
     return out
 
 
+def failure(result):
+    """A failed test, or one that printed no result."""
+    return result is None or result in ('FAILED!', 'no case')
+
+
 def bad(mine, stock):
     """A result of the series that is no pass: a failure, no result, or
     a skip where the stock perf passed."""
-    if mine is None or mine in ('FAILED!', 'no case'):
+    if failure(mine):
         return True
     return mine.startswith('Skip') and stock == 'Ok'
+
+
+def rerun_needed(mine, stock):
+    """Whether the series' result asks for reruns: it is no pass, where
+    the stock perf, side by side, did not fail."""
+    return bad(mine, stock) and not failure(stock)
 
 
 def worse(name, rerun):
@@ -86,7 +100,7 @@ def worse(name, rerun):
     perf's result and the series', each None for no result."""
     runs = [rerun(name) for _ in range(RETRIES)]
     ours = sum(bad(m, s) for s, m in runs)
-    theirs = sum(s is None or s in ('FAILED!', 'no case') for s, _ in runs)
+    theirs = sum(failure(s) for s, _ in runs)
     return ours > theirs, runs
 
 
@@ -115,13 +129,14 @@ def main(argv=None):
         print('compare_perf_test: perf test printed no result',
               file=sys.stderr)
         return 1
-    passed = failed = 0
+    passed = failed = same_failures = 0
 
     def rerun(name):
         return (perf_test(args.stock, name).get(name),
                 perf_test(args.perf, name).get(name))
     for name in sorted(set(stock) - set(args.new)):
-        if not bad(mine.get(name), stock[name]):
+        if not rerun_needed(mine.get(name), stock[name]):
+            same_failures += failure(stock[name]) and failure(mine.get(name))
             continue
         is_worse, runs = worse(name, rerun)
         if is_worse:
@@ -142,9 +157,9 @@ def main(argv=None):
                 name, mine.get(name), stock.get(name)))
             failed += 1
     same = sum(1 for n in stock if mine.get(n) == stock[n])
-    print('perf test: %d results as with the stock perf, %d tests more; '
-          'stock %d Ok, series %d Ok' % (
-              same, len(set(mine) - set(stock)),
+    print('perf test: %d results as with the stock perf, %d tests failed '
+          'by both, %d tests more; stock %d Ok, series %d Ok' % (
+              same, same_failures, len(set(mine) - set(stock)),
               sum(v == 'Ok' for v in stock.values()),
               sum(v == 'Ok' for v in mine.values())))
     if not failed:

@@ -15,7 +15,8 @@ must, on a stand-in for perf.
 - compare_perf_test.py: a test the series fails more often than the stock
   perf over the reruns is worse, one failing as often with either is not;
   a rerun with no line under the name is a failure; a skip of the stock
-  perf where the series fails is worse.
+  perf where the series fails is worse; only a test the stock perf did
+  not fail in the same run is run again.
 
 Needs tmux.  Ends with "N passed, N failed".
 """
@@ -135,6 +136,15 @@ class ComparePerfTestTest(unittest.TestCase):
     def test_skips_where_stock_passes(self):
         self.assertTrue(compare_perf_test.bad('Skip (no x)', 'Ok'))
         self.assertFalse(compare_perf_test.bad('Skip (no x)', 'Skip'))
+
+    def test_rerun_only_where_stock_did_not_fail(self):
+        rerun = compare_perf_test.rerun_needed
+        self.assertTrue(rerun('FAILED!', 'Ok'))
+        self.assertTrue(rerun(None, 'Skip (no PMU)'))
+        self.assertTrue(rerun('Skip (no x)', 'Ok'))
+        self.assertFalse(rerun('FAILED!', 'FAILED!'))
+        self.assertFalse(rerun(None, 'FAILED!'))
+        self.assertFalse(rerun('Ok', 'Ok'))
 
 
 def main():
