@@ -78,8 +78,13 @@ for group in "$@"; do
 		mkdir -p build
 		bg_name=$group
 		bg_start=$t
-		# a process group of its own, to be stopped whole
-		setsid nice -n 19 "$make" --no-print-directory "${group#&}" \
+		# a session of its own, to be stopped whole; where the kernel
+		# groups processes by session (autogroup), the groups share
+		# the processors equally whatever their processes' nice: the
+		# group's own nice lowered too
+		setsid sh -c 'echo 19 >/proc/self/autogroup 2>/dev/null
+			exec nice -n 19 "$@"' sh \
+			"$make" --no-print-directory "${group#&}" \
 			>"build/check-${group#&}.log" 2>&1 &
 		bg_pid=$!
 		echo "make check: ${group#&} in the background" \
