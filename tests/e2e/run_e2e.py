@@ -1182,11 +1182,17 @@ class Runner:
         """The help line showed one of lines, never perf's "No kallsyms"."""
         if term.ever(NO_KALLSYMS_MSG):
             raise E2EError("the screen said %r" % NO_KALLSYMS_MSG)
-        if not any(term.ever(x) for x in lines):
+        seen = [x for s in term.seen for x in s.splitlines()
+                 if any(line in x for line in lines)]
+        if seen:
+            log("seen on the help line: " + seen[0])
+            return
+        # shown between two looks: in what perf wrote, past the "symprov: "
+        # the help line may have had already
+        written = [x for x in lines if term.written(x.split(": ", 1)[-1])]
+        if not written:
             raise E2EError("none of %r ever on the screen" % (lines,))
-        log("seen on the help line: " + next(
-            x for s in term.seen for x in s.splitlines()
-            if x.startswith(lines)))
+        log("written to the help line: " + written[0])
 
     def progress_re(self, build_id):
         """The kernel's fetch, alone or with the debug info of the

@@ -77,6 +77,24 @@ class TerminalCrashTest(unittest.TestCase):
     def test_no_crash_passes(self):
         self.tui(crash=False)
 
+    def test_a_line_shown_between_two_looks(self):
+        """A help line written and overwritten between two screens: in
+        what was written, past the part the line had already."""
+        term = Terminal(self.work, 'written')
+        with open(os.path.join(term.dir, 'output'), 'w') as f:
+            f.write('\x1b[24;1Hsymprov: debuginfod: 1.0/9.0 MiB\x1b[K'
+                    '\x1b[24;10H\x1b[7mskipped the files of the '
+                    "profile's objects\x1b[m\x0e\x0f\x1b[24;1HSamples")
+        self.assertFalse(term.ever('skipped the files'))
+        self.assertTrue(term.written("skipped the files of the profile's "
+                                     'objects'))
+        self.assertFalse(term.written('skipped the vmlinux'))
+        run_e2e.Runner.expect_tui_lines(
+            term, "symprov: skipped the files of the profile's objects")
+        with self.assertRaises(E2EError):
+            run_e2e.Runner.expect_tui_lines(term, 'symprov: skipped the '
+                                            'vmlinux')
+
 
 class CheckOutputTest(unittest.TestCase):
     SCRIPT = os.path.join(HERE, '..', '..', 'scripts', 'check-output.sh')

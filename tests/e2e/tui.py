@@ -36,6 +36,9 @@ from e2elib import E2EError
 COLS, ROWS = 120, 30
 # What perf's TUI prints when it catches a signal (ui__signal_backtrace():
 # psignal() and a backtrace), and what a shell says of a program killed
+# the terminal's control sequences: CSI, charset choices, SO and SI
+CONTROL_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|"
+                        r"\x1b[=>78]|[\x0e\x0f]")
 CRASH_RE = re.compile(
     r"^.*(?:Segmentation fault|Floating point exception|Bus error|"
     r"Illegal instruction|Aborted|-+ backtrace -+).*$", re.M)
@@ -145,6 +148,13 @@ class Terminal:
     def ever(self, text):
         """A screen seen so far showed text."""
         return any(text in s for s in self.seen)
+
+    def written(self, text):
+        """The program wrote text to the terminal, whether or not a screen
+        looked at showed it (a line shown for less than a poll).  The
+        terminal library writes only what changed on a line: a message
+        is there from where it differs from the line before it."""
+        return text in CONTROL_RE.sub("", self.output())
 
     def exited(self):
         return os.path.exists(os.path.join(self.dir, "rc"))
