@@ -36,15 +36,15 @@ from e2elib import E2EError
 COLS, ROWS = 120, 30
 # What perf's TUI prints when it catches a signal (ui__signal_backtrace():
 # psignal() and a backtrace), and what a shell says of a program killed
-# the terminal's control sequences: CSI, charset choices, SO and SI
-CONTROL_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|"
-                        r"\x1b[=>78]|[\x0e\x0f]")
 CRASH_RE = re.compile(
     r"^.*(?:Segmentation fault|Floating point exception|Bus error|"
     r"Illegal instruction|Aborted|-+ backtrace -+).*$", re.M)
 # A box's corners, as tmux shows them: the terminal's line drawing
 # characters (the VT100 set, l k m j) or their Unicode forms.
 TOP_LEFT, TOP_RIGHT, BOTTOM_LEFT = "l\u250c", "k\u2510", "m\u2514"
+# the terminal's control sequences: CSI, charset choices, SO and SI
+CONTROL_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|"
+                        r"\x1b[=>78]|[\x0e\x0f]")
 
 
 def box_text(screen, title):
