@@ -403,9 +403,6 @@ class PrefetchTest(ServerTestCase):
         data = os.path.join(self.home, 'real.data')
         # a loop in user space, and every object it maps in the table
         # (--buildid-all): the same entries on any machine, however busy.
-        # Not -a: Debian 12's perf 6.1 recording the whole machine beside
-        # a build died at its end ("assertion failed at
-        # util/build-id.c:1010", "stack smashing detected").
         rec = subprocess.run([PERF, 'record', '-e', 'cpu-clock',
                               '--buildid-all', '-o', data, '--', 'sh', '-c',
                               'i=0; while [ $i -lt 300000 ]; do '
