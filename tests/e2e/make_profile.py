@@ -59,8 +59,14 @@ def default_workload(duration):
     return ["sh", "-c", script]
 
 
-def record(perf, out, duration, workload, env):
-    cmd = [perf, "record", "-e", "cpu-clock", "-a", "-N", "-o", out, "--"]
+def record(perf, out, duration, workload, env, system_wide=True):
+    """Record WORKLOAD (or the default) into OUT; with SYSTEM_WIDE false,
+    only the workload and its children: on a shared host (a container, a
+    chroot) -a also takes the host's processes, whose objects no one
+    here can name."""
+    cmd = [perf, "record", "-e", "cpu-clock"] + (["-a"] if system_wide
+                                                 else [])
+    cmd += ["-N", "-o", out, "--"]
     cmd += workload or default_workload(duration)
     log("recording: " + " ".join(cmd))
     # SIGINT on timeout makes perf record stop the workload and write out.

@@ -5,22 +5,23 @@ debuginfod or a local build-id tree, into perf's own build-id cache, where
 a perf without symbol providers reads them: Debian's /usr/bin/perf (6.1)
 by default, each --perf PERF given otherwise (a stock 6.12 or 7.3).
 
-Each perf records its own profile here (root: perf record -a): a program
-and a shared object built here, then taken away (the server has them
-stripped, and their debug files); two modules spliced in
-(tests/e2e/objects_fixture.py); the kernel moved to a build ID of its own,
-served as a stand-in vmlinux whose symbols have other names than this
-machine's kallsyms (perf 7.3 names a kernel that is not the running one
-from /proc/kallsyms: its names would hide a cache perf did not read).
-perf 6.x writes the build IDs in the header's table, perf 7.3 in its
-MMAP2 events.  Before the command perf reports raw addresses, or names
+Each perf records its own profile here, of its workload alone (a
+system-wide one would take in processes from outside this root, which
+nothing here names): a program and a shared object built here, then taken
+away (the server has them stripped, and their debug files); two modules
+spliced in (tests/e2e/objects_fixture.py); the kernel moved to a build ID
+of its own, served as a stand-in vmlinux whose symbols have other names
+than this machine's kallsyms (perf 7.3 names a kernel that is not the
+running one from /proc/kallsyms: its names would hide a cache perf did not
+read).  perf 6.x writes the build IDs in the header's table, perf 7.3 in
+its MMAP2 events.  Before the command perf reports raw addresses, or names
 the kernel's from kallsyms; after it, with HOME a scratch directory, the
 kernel and user lines are those of a --vmlinux/--symfs control and the
 module samples where the .ko files' own symbol tables put them, the files
 coming from the server or from a tree of libbuildiddirprov.so.  Also: the
 layout perf's own buildid-cache commands work on, a second run that asks
-nothing, a file of perf's kept, a directory of another user refused, and
-a reader running beside the command that never opens part of a file.
+nothing, a file of perf's kept, a directory of another user refused, and a
+reader running beside the command that never opens part of a file.
 """
 import argparse
 import os
@@ -104,7 +105,7 @@ class PerfCacheChecks:
     @classmethod
     def setUpClass(cls):
         if os.geteuid() != 0 or not os.access(cls.PERF, os.X_OK):
-            raise AssertionError('needs root (perf record -a) and %s '
+            raise AssertionError('needs root (kernel samples) and %s '
                                  '(Debian package linux-perf)' % cls.PERF)
         super().setUpClass()
 
@@ -118,7 +119,8 @@ class PerfCacheChecks:
         os.makedirs(home)
         make_profile.record(cls.PERF, orig, 1, [
             'sh', '-c', '"$1" 1 & timeout 1 dd if=/dev/zero of=/dev/null '
-            'bs=512 status=none & wait', 'sh', cls.prog], clean_env(home))
+            'bs=512 status=none & wait', 'sh', cls.prog], clean_env(home),
+            system_wide=False)
         other_kallsyms('/proc/kallsyms', os.path.join(work, 'kallsyms'))
         # what the server has, by build ID and the cache's file name
         cls.files = {}
