@@ -89,6 +89,11 @@ for arg in "$@"; do
 done
 srcdir=$outdir-src
 objdir=$outdir-obj
+# One build of OUTDIR at a time: make check tests a perf that its
+# background part may still be building.
+mkdir -p "$outdir"
+exec 9>"$outdir.lock"
+flock 9
 # prefix=/usr: the system config is /etc/perfconfig, as in a distro's perf.
 makevars=(NO_LIBPYTHON=1 NO_JEVENTS=1 prefix=/usr "${perf_makevars[@]}")
 if [ -n "$rpath" ]; then

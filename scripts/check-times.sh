@@ -8,7 +8,11 @@
 # A GROUP is one make invocation: its words are targets and variables
 # ("SAN=1 test"); one of several targets ("check-a+check-b") runs them with
 # make -j N (default 1), side by side, each one's output kept together
-# (make -O).  A group "&TARGET" runs in the background at the lowest
+# (make -O).  Groups joined by " | " ("check-a | SAN=1 check-b") are
+# separate make invocations run side by side, for targets whose variables
+# differ: each but the last writes to build/check-GROUP.log, printed when
+# all have ended, and the part fails if one of them failed.  A group
+# "&TARGET" runs in the background at the lowest
 # priority (nice 19), its output in build/check-TARGET.log: it takes the
 # processors only while the groups after it wait (for servers, timeouts,
 # perf record); "wait" waits for it, and fails if it failed.  It stops at
@@ -61,6 +65,40 @@ stop_background() {
 }
 trap stop_background EXIT
 
+# one group: a make invocation, its targets side by side if joined by +
+run_group() {
+	local words par=()
+
+	read -ra words <<<"${1//+/ }"
+	[ "$1" = "${1//+/}" ] || par=(-j "$jobs" -O)
+	"$make" --no-print-directory "${par[@]}" "${words[@]}"
+}
+
+# the groups of a part joined by " | ", at once; the status of the first
+# that failed
+run_side_by_side() {
+	local part=$1 side logs=() pids=() log i s status=0
+
+	while [[ $part == *" | "* ]]; do
+		side=${part%% | *}
+		part=${part#* | }
+		log="build/check-${side//[^A-Za-z0-9.=-]/_}.log"
+		mkdir -p build
+		run_group "$side" >"$log" 2>&1 &
+		pids+=($!)
+		logs+=("$log")
+	done
+	run_group "$part" || status=$?
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}"
+		s=$?
+		[ $status -ne 0 ] || status=$s
+		echo "make check: the output of ${logs[$i]}:"
+		cat "${logs[$i]}"
+	done
+	return $status
+}
+
 fail() {
 	report
 	echo "make check: $1 failed (exit $2)" >&2
@@ -92,10 +130,7 @@ for group in "$@"; do
 		continue
 		;;
 	esac
-	read -ra words <<<"${group//+/ }"
-	par=()
-	[ "$group" = "${group//+/}" ] || par=(-j "$jobs" -O)
-	"$make" --no-print-directory "${par[@]}" "${words[@]}"
+	run_side_by_side "$group"
 	status=$?
 	names+=("$group")
 	times+=($(($(date +%s) - t)))
