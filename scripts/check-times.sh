@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-# Run make targets one after the other and say how long each took: the
-# body of `make check`.
+# Run make targets one after the other and say how long each took, on the
+# clock and on the processors: the body of `make check`.
 #
 #   scripts/check-times.sh [-j N] GROUP...
 #
@@ -12,13 +12,14 @@
 # separate make invocations run side by side, for targets whose variables
 # differ: each but the last writes to build/check-GROUP.log, printed when
 # all have ended, and the part fails if one of them failed.  A group
-# "&TARGET" runs in the background at the lowest
-# priority (nice 19), its output in build/check-TARGET.log: it takes the
-# processors only while the groups after it wait (for servers, timeouts,
-# perf record); "wait" waits for it, and fails if it failed.  It stops at
-# the first group that fails.  At the end, and at that failure, a table:
-# each group's seconds and the total, for the log.  $MAKE is the make to
-# run.
+# "&TARGET" runs in the background at the lowest priority (nice 19), its
+# output in build/check-TARGET.log: it takes the processors only while the
+# groups after it wait (for servers, timeouts, perf record); "wait" waits
+# for it, and fails if it failed.  It stops at the first group that fails.
+# At the end, and at that failure, a table for the log: each group's
+# seconds on the clock and its processes' processor seconds (user and
+# system, of the processes it waited for), and the totals.  $MAKE is the
+# make to run.
 set -uo pipefail
 
 jobs=1
@@ -29,19 +30,36 @@ fi
 make=${MAKE:-make}
 names=()
 times=()
+cpus=()
 bg_pid=
 bg_name=
 bg_start=
+clk_tck=$(getconf CLK_TCK)
+
+# The processor seconds of the children that a process waited for, from
+# its /proc/PID/stat line in the file @1: cutime and cstime, its 16th and
+# 17th fields.  Each part's are its own process's (a part's processes
+# and the background's end in this shell's at different times).
+waited_cpu() {
+	local stat fields
+
+	stat=$(<"$1")
+	read -ra fields <<<"${stat##*) }"
+	echo $(((fields[13] + fields[14] + clk_tck / 2) / clk_tck))
+}
+
 start=$(date +%s)
 
 report() {
 	local i
 
-	echo "make check: the time of each part"
+	echo "make check: the time of each part (clock, processors)"
 	for i in "${!names[@]}"; do
-		printf '  %6d s  %s\n' "${times[$i]}" "${names[$i]}"
+		printf '  %6d s  %6d s  %s\n' "${times[$i]}" "${cpus[$i]}" \
+			"${names[$i]}"
 	done
-	printf '  %6d s  in all\n' $(($(date +%s) - start))
+	printf '  %6d s  %6d s  in all\n' $(($(date +%s) - start)) \
+		"$(waited_cpu /proc/$$/stat)"
 }
 
 # the background group's end: 0, or its exit status after its log
@@ -53,6 +71,7 @@ wait_background() {
 	status=$?
 	names+=("$bg_name (in the background, until waited for)")
 	times+=($(($(date +%s) - bg_start)))
+	cpus+=("$(waited_cpu "build/check-${bg_name#&}.cpu")")
 	if [ $status -ne 0 ]; then
 		cat "build/check-${bg_name#&}.log"
 	fi
@@ -120,8 +139,14 @@ for group in "$@"; do
 		# groups processes by session (autogroup), the groups share
 		# the processors equally whatever their processes' nice: the
 		# group's own nice lowered too
+		# shellcheck disable=SC2016 # sh's own $1, $@, $$
 		setsid sh -c 'echo 19 >/proc/self/autogroup 2>/dev/null
-			exec nice -n 19 "$@"' sh \
+			cpu=$1
+			shift
+			nice -n 19 "$@"
+			status=$?
+			cat /proc/$$/stat >"$cpu"
+			exit $status' sh "build/check-${group#&}.cpu" \
 			"$make" --no-print-directory "${group#&}" \
 			>"build/check-${group#&}.log" 2>&1 &
 		bg_pid=$!
@@ -130,10 +155,16 @@ for group in "$@"; do
 		continue
 		;;
 	esac
-	run_side_by_side "$group"
+	(
+		run_side_by_side "$group"
+		status=$?
+		cat "/proc/$BASHPID/stat" >build/check-part.cpu
+		exit $status
+	)
 	status=$?
 	names+=("$group")
 	times+=($(($(date +%s) - t)))
+	cpus+=("$(waited_cpu build/check-part.cpu)")
 	[ $status -eq 0 ] || fail "$group" $status
 done
 wait_background || fail "$bg_name" $?
