@@ -49,6 +49,8 @@ waited_cpu() {
 }
 
 start=$(date +%s)
+# the logs and the processor times of the parts
+mkdir -p build
 
 report() {
 	local i
@@ -102,7 +104,6 @@ run_side_by_side() {
 		side=${part%% | *}
 		part=${part#* | }
 		log="build/check-${side//[^A-Za-z0-9.=-]/_}.log"
-		mkdir -p build
 		run_group "$side" >"$log" 2>&1 &
 		pids+=($!)
 		logs+=("$log")
@@ -132,7 +133,6 @@ for group in "$@"; do
 		continue
 		;;
 	"&"*)
-		mkdir -p build
 		bg_name=$group
 		bg_start=$t
 		# a session of its own, to be stopped whole; where the kernel
