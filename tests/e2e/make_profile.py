@@ -64,9 +64,9 @@ def record(perf, out, duration, workload, env, system_wide=True):
     only the workload and its children: on a shared host (a container, a
     chroot) -a also takes the host's processes, whose objects no one
     here can name."""
-    cmd = [perf, "record", "-e", "cpu-clock"] + (["-a"] if system_wide
-                                                 else [])
-    cmd += ["-N", "-o", out, "--"]
+    cmd = [perf, "record", "-e", "cpu-clock", "-N", "-o", out]
+    cmd += ["-a"] if system_wide else []
+    cmd += ["--"]
     cmd += workload or default_workload(duration)
     log("recording: " + " ".join(cmd))
     # SIGINT on timeout makes perf record stop the workload and write out.
