@@ -299,9 +299,10 @@ lint:
 # first, tested beside the sanitizers' suites (build-perf.sh waits for a
 # build of the same perf), the variants after.  No perf 6.x records
 # beside the suites whose perf 7.3 records every process with build IDs
-# (perf test, the end-to-end suites): the kernel then sets the build-ID
-# flag on MMAP2 events of other recordings without one, which perf 6.x
-# takes as a build ID of up to 255 bytes, and crashes.
+# (perf test, the end-to-end suites of perf 7.3; check-perf-6.12 records
+# with perf 6.12 only): the kernel then sets the build-ID flag on MMAP2
+# events of other recordings without one, which perf 6.x takes as a build
+# ID of up to 255 bytes, and crashes.
 CHECK_PARTS := all '&perf-builds' \
 	'check-unit+check-integration+check-faults+lint+check-abi+check-privilege' \
 	'check-foreign-root+check-valgrind+check-fuzz+check-perf-glue' \
